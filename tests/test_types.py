@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from verifier.types import Claim, ClaimType, ClaimVerdict, Evidence, Generation, Passage, Status
+
+
+def test_types_round_trip_through_json() -> None:
+    p = Passage("Paris is in France.", "doc1", {"doc_span": [0, 19]})
+    e = Evidence("Paris", "doc1", (0, 5), score=0.5, rank=0)
+    c = Claim("Paris is in France.", (0, 19), ClaimType.FACT, True)
+    g = Generation("Hi there", ("Hi", " there"), (-0.1, -0.2), ((0, 2), (2, 8)), "m")
+    v = ClaimVerdict(c, Status.SUPPORTED, {"Supported": 1.0}, (e,), {"nli.entailment": 0.9})
+    for obj in (p, e, c, g, v):
+        again = type(obj).from_dict(json.loads(json.dumps(obj.to_dict())))
+        assert again == obj
+
+
+def test_evidence_nan_score_serialises_as_null() -> None:
+    e = Evidence("x", "s")
+    assert e.to_dict()["score"] is None
+    assert math.isnan(Evidence.from_dict(e.to_dict()).score)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"content": "abc", "source_id": "s", "span": (0, 2)}, "span"),
+        ({"content": "abc", "source_id": "", "span": (0, 3)}, "source_id"),
+        ({"content": "abc", "source_id": "s", "span": (3, 1)}, "start <= end"),
+    ],
+)
+def test_evidence_rejects_bad_values(kwargs: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        Evidence(**kwargs)
+
+
+def test_passage_and_claim_reject_empty_text() -> None:
+    with pytest.raises(ValueError, match="empty"):
+        Passage("  ", "doc")
+    with pytest.raises(ValueError, match="empty"):
+        Claim("")
+
+
+def test_generation_checks_alignment() -> None:
+    with pytest.raises(ValueError, match="token_logprobs has 1 items but tokens has 2"):
+        Generation("ab", ("a", "b"), (-1.0,))
+
+
+def test_verdict_rejects_unknown_status_key() -> None:
+    with pytest.raises(ValueError, match="unknown status"):
+        ClaimVerdict(Claim("x"), Status.SUPPORTED, {"Maybe": 1.0})
+
+
+def test_from_dict_rejects_unknown_field() -> None:
+    with pytest.raises(ValueError, match="unknown field"):
+        Passage.from_dict({"text": "a", "source_id": "b", "oops": 1})

@@ -1,0 +1,243 @@
+"""Presets for the claim-verification data sets in ``../shared/data`` and their splits.
+
+Each preset yields :class:`Example` records (claim, evidence, normalised label). The
+``split`` of every example is fixed here, once, so that training recipes never see what
+the benchmarks report:
+
+========== ====================================== =========================================
+preset     ``train`` (may be trained on)           ``eval`` (reported, never trained on)
+========== ====================================== =========================================
+fever      --                                      FEVER dev pairs (all 13,332)
+fever-sym  v0.2 dev (708; tuning only)             v0.2 test (712)
+healthver  dev csv                                 test csv
+scifact    train.tsv                               dev.tsv
+covidfact  claims whose hash bucket is >= 50       hash bucket < 50 (about half)
+wice       --                                      WiCE dev (claim level, retrieval version)
+summedits  ``evaluation`` split of each domain     ``test`` split
+frank      ``val`` split                           ``test`` split
+anli       --                                      R1-R3 dev
+averitec   --                                      dev
+========== ====================================== =========================================
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+Split = Literal["train", "eval"]
+
+#: Canonical label names (3-class). 2-class data sets use SUPPORTS / REFUTES or
+#: SUPPORTS / NOT_SUPPORTED.
+SUPPORTS, REFUTES, NEI, NOT_SUPPORTED = "SUPPORTS", "REFUTES", "NOT ENOUGH INFO", "NOT_SUPPORTED"
+
+LABEL_SYNONYMS: dict[str, str] = {
+    **dict.fromkeys(
+        ["supports", "supported", "support", "entailment", "entailed", "e", "true", "1",
+         "consistent", "yes"],
+        SUPPORTS,
+    ),
+    **dict.fromkeys(
+        ["refutes", "refuted", "refute", "contradiction", "contradicted", "contradicts", "c",
+         "false"],
+        REFUTES,
+    ),
+    **dict.fromkeys(
+        ["not enough info", "not_enough_info", "nei", "not enough evidence", "neutral", "n",
+         "insufficient_info", "insufficient info", "unverifiable"],
+        NEI,
+    ),
+    **dict.fromkeys(
+        ["not_supported", "not supported", "not_entailment", "not entailment", "unsupported",
+         "partially_supported", "partially supported", "inconsistent", "0", "no"],
+        NOT_SUPPORTED,
+    ),
+}
+
+
+def normalise_label(raw: Any) -> str:
+    """Map a raw label (any case, synonyms, 0/1) to a canonical label.
+
+    Raises:
+        ValueError: The label is unknown; the message names it.
+    """
+    key = str(raw).strip().lower()
+    try:
+        return LABEL_SYNONYMS[key]
+    except KeyError:
+        raise ValueError(f"unknown label {raw!r}") from None
+
+
+@dataclass(frozen=True)
+class Example:
+    """One labelled claim-verification example.
+
+    Attributes:
+        id: Stable identifier within its data set.
+        claim: The claim (hypothesis).
+        evidence: The evidence (premise); a list when the source gives sentences or chunks.
+        label: Canonical label (see :func:`normalise_label`).
+        dataset: Preset name.
+        split: ``"train"`` or ``"eval"``.
+        meta: Extra fields (domain, source label...).
+    """
+
+    id: str
+    claim: str
+    evidence: str | tuple[str, ...]
+    label: str
+    dataset: str
+    split: Split
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def evidence_text(self) -> str:
+        """The evidence as one string (sentences joined by spaces)."""
+        return self.evidence if isinstance(self.evidence, str) else " ".join(self.evidence)
+
+
+def data_root() -> Path:
+    """Folder holding the shared data: ``$NLI_VERIFIER_DATA`` or ``../shared/data``."""
+    env = os.environ.get("NLI_VERIFIER_DATA")
+    if env:
+        return Path(env)
+    here = Path(__file__).resolve().parents[1]
+    for cand in (here.parent / "shared" / "data", here / "shared" / "data"):
+        if cand.is_dir():
+            return cand
+    return here.parent / "shared" / "data"
+
+
+def hash_bucket(key: str, buckets: int = 100) -> int:
+    """Deterministic bucket in ``[0, buckets)`` of a string (md5, platform-independent)."""
+    return int(hashlib.md5(key.encode("utf-8")).hexdigest(), 16) % buckets
+
+
+def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield json.loads(line)
+
+
+def _fever(root: Path) -> Iterator[Example]:
+    for r in _jsonl(root / "fever-dev" / "fever_dev_rte_claim_evidence.jsonl"):
+        yield Example(str(r["idx"]), r["claim"], r["evidence"], normalise_label(r["label"]),
+                      "fever", "eval")
+
+
+def _fever_sym(root: Path) -> Iterator[Example]:
+    for split, name in (("train", "dev"), ("eval", "test")):
+        path = root / "fever-symmetric" / f"symmetric_v0.2_fever_symmetric_{name}.jsonl"
+        for i, r in enumerate(_jsonl(path)):
+            yield Example(f"{name}-{r.get('id', i)}-{i}", r["claim"], r["evidence"],
+                          normalise_label(r["label"]), "fever-sym", split)  # type: ignore[arg-type]
+
+
+def _healthver(root: Path) -> Iterator[Example]:
+    for split, name in (("train", "dev"), ("eval", "test")):
+        with (root / "healthver" / f"healthver_{name}.csv").open(encoding="utf-8") as fh:
+            for r in csv.DictReader(fh):
+                yield Example(f"{name}-{r['id']}", r["claim"], r["evidence"],
+                              normalise_label(r["label"]), "healthver", split)  # type: ignore[arg-type]
+
+
+def _scifact(root: Path) -> Iterator[Example]:
+    for split, name in (("train", "train"), ("eval", "dev")):
+        with (root / "scifact" / f"{name}.tsv").open(encoding="utf-8") as fh:
+            for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
+                lab = SUPPORTS if r["entailment"] == "entailment" else NOT_SUPPORTED
+                yield Example(f"{name}-{r['index']}", r["sentence2"], r["sentence1"], lab,
+                              "scifact", split)  # type: ignore[arg-type]
+
+
+def _covidfact(root: Path) -> Iterator[Example]:
+    for i, r in enumerate(_jsonl(root / "covidfact" / "COVIDFACT_dataset.jsonl")):
+        split: Split = "eval" if hash_bucket(r["claim"]) < 50 else "train"
+        yield Example(str(i), r["claim"], tuple(r["evidence"]), normalise_label(r["label"]),
+                      "covidfact", split)
+
+
+def _wice(root: Path) -> Iterator[Example]:
+    for i, r in enumerate(_jsonl(root / "wice-dev" / "entailment_retrieval_claim_dev.jsonl")):
+        lab = SUPPORTS if r["label"] == "supported" else NOT_SUPPORTED
+        yield Example(str(i), r["claim"], tuple(r["evidence"]), lab, "wice", "eval",
+                      {"source_label": r["label"]})
+
+
+def _summedits(root: Path) -> Iterator[Example]:
+    for path in sorted((root / "summedits").glob("summedits_*.json")):
+        domain = path.stem.removeprefix("summedits_")
+        for r in json.loads(path.read_text(encoding="utf-8")):
+            split: Split = "eval" if r["split"] == "test" else "train"
+            lab = SUPPORTS if int(r["label"]) == 1 else NOT_SUPPORTED
+            yield Example(r["id"], r["summary"], r["doc"], lab, "summedits", split,
+                          {"domain": domain})
+
+
+def _frank(root: Path) -> Iterator[Example]:
+    for r in _jsonl(root / "frank" / "frank_doc_summary_label.jsonl"):
+        split: Split = "eval" if r["split"] == "test" else "train"
+        lab = SUPPORTS if int(r["label"]) == 1 else NOT_SUPPORTED
+        yield Example(r["id"], r["summary"], r["document"], lab, "frank", split,
+                      {"source": r["dataset"]})
+
+
+def _anli(root: Path) -> Iterator[Example]:
+    for rnd in ("R1", "R2", "R3"):
+        for r in _jsonl(root / "anli" / f"{rnd}_dev.jsonl"):
+            yield Example(r["uid"], r["hypothesis"], r["context"], normalise_label(r["label"]),
+                          "anli", "eval", {"round": rnd})
+
+
+def _averitec(root: Path) -> Iterator[Example]:
+    data = json.loads((root / "averitec" / "dev.json").read_text(encoding="utf-8"))
+    mapping = {"Supported": SUPPORTS, "Refuted": REFUTES, "Not Enough Evidence": NEI,
+               "Conflicting Evidence/Cherrypicking": NEI}
+    for i, r in enumerate(data):
+        answers = [
+            f"{q['question']} {a.get('answer', '')}".strip()
+            for q in r.get("questions", []) for a in q.get("answers", [])
+        ]
+        yield Example(str(i), r["claim"], tuple(answers) or ("",), mapping[r["label"]],
+                      "averitec", "eval", {"source_label": r["label"]})
+
+
+PRESETS = {
+    "fever": _fever,
+    "fever-sym": _fever_sym,
+    "healthver": _healthver,
+    "scifact": _scifact,
+    "covidfact": _covidfact,
+    "wice": _wice,
+    "summedits": _summedits,
+    "frank": _frank,
+    "anli": _anli,
+    "averitec": _averitec,
+}
+
+
+def load_preset(name: str, split: Split | None = None, *, root: Path | None = None) -> list[Example]:
+    """Load a preset's examples, optionally one split only.
+
+    Args:
+        name: One of :data:`PRESETS`.
+        split: ``"train"``, ``"eval"`` or ``None`` for both.
+        root: Data folder (default :func:`data_root`).
+
+    Raises:
+        ValueError: Unknown preset or split.
+        FileNotFoundError: The data folder lacks the preset's files.
+    """
+    if name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r}; known: {sorted(PRESETS)}")
+    if split not in (None, "train", "eval"):
+        raise ValueError(f"split must be 'train', 'eval' or None, got {split!r}")
+    rows = PRESETS[name](root or data_root())
+    return [r for r in rows if split is None or r.split == split]

@@ -1,0 +1,332 @@
+"""Frozen dataclasses that cross stage boundaries, and the status enum.
+
+Every type validates itself in ``__post_init__`` and round-trips through
+``to_dict``/``from_dict`` (plain JSON-serialisable values).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, fields
+from enum import Enum
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+Span = tuple[int, int]
+
+
+class Status(str, Enum):
+    """Final verdict of a claim."""
+
+    SUPPORTED = "Supported"
+    CONTRADICTORY = "Contradictory"
+    INSUFFICIENT_INFO = "Insufficient_Info"
+
+
+class ClaimType(str, Enum):
+    """Coarse type of an atomic claim, used for routing checks and hedging."""
+
+    FACT = "fact"
+    DATE = "date"
+    QUANTITY = "quantity"
+    QUOTE = "quote"
+    RELATIONSHIP = "relationship"
+    ASSESSMENT = "assessment"
+    COMPARISON = "comparison"
+    PREDICTION = "prediction"
+    RECOMMENDATION = "recommendation"
+    OPINION = "opinion"
+    GENERAL_KNOWLEDGE = "general_knowledge"
+
+
+def _check_span(name: str, span: Any, *, text_len: int | None = None) -> Span:
+    if not (isinstance(span, (tuple, list)) and len(span) == 2):
+        raise ValueError(f"{name} must be a (start, end) pair, got {span!r}")
+    start, end = span
+    if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool):
+        raise TypeError(f"{name} offsets must be ints, got {span!r}")
+    if start < 0 or end < start:
+        raise ValueError(f"{name} must satisfy 0 <= start <= end, got {span!r}")
+    if text_len is not None and end > text_len:
+        raise ValueError(f"{name} end {end} is past the text's length {text_len}")
+    return (start, end)
+
+
+def _check_text(name: str, value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+    return value
+
+
+class _Serialisable:
+    """``to_dict``/``from_dict`` for flat frozen dataclasses (tuples become lists)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-serialisable dict of the fields."""
+        out = asdict(self)  # type: ignore[call-overload]
+        for k, v in out.items():
+            if isinstance(v, tuple):
+                out[k] = list(v)
+            elif isinstance(v, Enum):
+                out[k] = v.value
+        return out
+
+    @classmethod
+    def from_dict(cls: type[T], data: dict[str, Any]) -> T:
+        """Build an instance from :meth:`to_dict` output; unknown keys are an error."""
+        names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+        unknown = set(data) - names
+        if unknown:
+            raise ValueError(f"unknown field(s) for {cls.__name__}: {sorted(unknown)}")
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class Passage(_Serialisable):
+    """A unit of retrievable text.
+
+    Attributes:
+        text: The passage text.
+        source_id: Identifier of the source document (stable, used for citations).
+        metadata: Free JSON-serialisable metadata; ``doc_span`` (start, end) gives the
+            passage's character offsets in its source document when it is a chunk.
+
+    Example:
+        >>> Passage("Paris is in France.", source_id="wiki:Paris").source_id
+        'wiki:Paris'
+    """
+
+    text: str
+    source_id: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _check_text("text", self.text)
+        if not self.text.strip():
+            raise ValueError(f"Passage text must not be empty (source_id={self.source_id!r})")
+        if not isinstance(self.source_id, str) or not self.source_id:
+            raise ValueError(f"source_id must be a non-empty str, got {self.source_id!r}")
+        if not isinstance(self.metadata, dict):
+            raise TypeError(f"metadata must be a dict, got {type(self.metadata).__name__}")
+
+
+@dataclass(frozen=True)
+class Evidence(_Serialisable):
+    """A piece of evidence: ``content`` is exactly ``passage_text[span[0]:span[1]]``.
+
+    Attributes:
+        content: The evidence text.
+        source_id: The source document or passage it comes from.
+        span: ``(start, end)`` character offsets of ``content`` in the passage.
+        score: Retrieval or pairing score (higher is better); ``nan`` when unknown.
+        rank: 0-based rank in the list it came from, or ``None``.
+
+    Example:
+        >>> p = "Paris is the capital of France. It is large."
+        >>> Evidence(p[0:31], "doc1", (0, 31)).content
+        'Paris is the capital of France.'
+    """
+
+    content: str
+    source_id: str
+    span: Span = (0, 0)
+    score: float = math.nan
+    rank: int | None = None
+
+    def __post_init__(self) -> None:
+        _check_text("content", self.content)
+        if not isinstance(self.source_id, str) or not self.source_id:
+            raise ValueError(f"source_id must be a non-empty str, got {self.source_id!r}")
+        span = _check_span("span", self.span)
+        object.__setattr__(self, "span", span)
+        if span != (0, 0) and span[1] - span[0] != len(self.content):
+            raise ValueError(
+                f"span {span} has length {span[1] - span[0]} but content has {len(self.content)}"
+            )
+        object.__setattr__(self, "score", float(self.score))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-serialisable dict (``nan`` score becomes ``None``)."""
+        out = super().to_dict()
+        if math.isnan(self.score):
+            out["score"] = None
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Evidence:
+        """Inverse of :meth:`to_dict`."""
+        data = dict(data)
+        if data.get("score") is None:
+            data["score"] = math.nan
+        if "span" in data:
+            data["span"] = tuple(data["span"])
+        return super().from_dict.__func__(cls, data)  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class Claim(_Serialisable):
+    """An atomic claim taken from a draft.
+
+    Attributes:
+        text: The claim as a stand-alone sentence.
+        span: ``(start, end)`` offsets of the source text of the claim in the draft.
+        type: Coarse claim type.
+        verifiable: False for opinions, hedged statements and other non-checkable text.
+
+    Example:
+        >>> Claim("Paris is in France.", (0, 19)).verifiable
+        True
+    """
+
+    text: str
+    span: Span = (0, 0)
+    type: ClaimType = ClaimType.FACT
+    verifiable: bool = True
+
+    def __post_init__(self) -> None:
+        _check_text("text", self.text)
+        if not self.text.strip():
+            raise ValueError("Claim text must not be empty")
+        object.__setattr__(self, "span", _check_span("span", self.span))
+        object.__setattr__(self, "type", ClaimType(self.type))
+        if not isinstance(self.verifiable, bool):
+            raise TypeError(f"verifiable must be a bool, got {self.verifiable!r}")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Claim:
+        """Inverse of :meth:`to_dict`."""
+        data = dict(data)
+        if "span" in data:
+            data["span"] = tuple(data["span"])
+        return super().from_dict.__func__(cls, data)  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class Generation(_Serialisable):
+    """A generated (or user-supplied) draft.
+
+    Attributes:
+        text: The draft text.
+        tokens: The generated tokens as strings, when known (their concatenation is ``text``
+            up to tokenizer normalisation).
+        token_logprobs: Log-probability of each token, aligned with ``tokens``; ``None``
+            when the backend gives none.
+        token_offsets: ``(start, end)`` character span of each token in ``text``, when known.
+        model: Name of the model that wrote it, if any.
+    """
+
+    text: str
+    tokens: tuple[str, ...] | None = None
+    token_logprobs: tuple[float, ...] | None = None
+    token_offsets: tuple[Span, ...] | None = None
+    model: str | None = None
+
+    def __post_init__(self) -> None:
+        _check_text("text", self.text)
+        if self.tokens is not None:
+            object.__setattr__(self, "tokens", tuple(self.tokens))
+        if self.token_logprobs is not None:
+            lp = tuple(float(x) for x in self.token_logprobs)
+            object.__setattr__(self, "token_logprobs", lp)
+            if self.tokens is not None and len(lp) != len(self.tokens):
+                raise ValueError(
+                    f"token_logprobs has {len(lp)} items but tokens has {len(self.tokens)}"
+                )
+        if self.token_offsets is not None:
+            offs = tuple(_check_span("token_offsets item", s) for s in self.token_offsets)
+            object.__setattr__(self, "token_offsets", offs)
+            if self.tokens is not None and len(offs) != len(self.tokens):
+                raise ValueError(
+                    f"token_offsets has {len(offs)} items but tokens has {len(self.tokens)}"
+                )
+
+    @property
+    def has_logprobs(self) -> bool:
+        """Whether per-token log-probs are available."""
+        return self.token_logprobs is not None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Generation:
+        """Inverse of :meth:`to_dict`."""
+        data = dict(data)
+        if data.get("token_offsets") is not None:
+            data["token_offsets"] = tuple(tuple(s) for s in data["token_offsets"])
+        return super().from_dict.__func__(cls, data)  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class ClaimEvidence(_Serialisable):
+    """A claim paired with its best evidence (top-k, best first)."""
+
+    claim: Claim
+    evidence: tuple[Evidence, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.claim, Claim):
+            raise TypeError(f"claim must be a Claim, got {type(self.claim).__name__}")
+        ev = tuple(self.evidence)
+        for i, e in enumerate(ev):
+            if not isinstance(e, Evidence):
+                raise TypeError(f"evidence[{i}] must be an Evidence, got {type(e).__name__}")
+        object.__setattr__(self, "evidence", ev)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-serialisable dict."""
+        return {"claim": self.claim.to_dict(), "evidence": [e.to_dict() for e in self.evidence]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ClaimEvidence:
+        """Inverse of :meth:`to_dict`."""
+        return cls(
+            claim=Claim.from_dict(data["claim"]),
+            evidence=tuple(Evidence.from_dict(e) for e in data.get("evidence", [])),
+        )
+
+
+@dataclass(frozen=True)
+class ClaimVerdict(_Serialisable):
+    """The verifier's decision on one claim.
+
+    Attributes:
+        claim: The claim.
+        status: The final status.
+        probabilities: Probability of each status, keyed by ``Status.value``; sums to 1.
+        evidence: The evidence the decision rests on, best first.
+        scores: Per-detector scores by name (e.g. ``nli.entailment``).
+    """
+
+    claim: Claim
+    status: Status
+    probabilities: dict[str, float] = field(default_factory=dict)
+    evidence: tuple[Evidence, ...] = ()
+    scores: dict[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", Status(self.status))
+        object.__setattr__(self, "evidence", tuple(self.evidence))
+        known = {s.value for s in Status}
+        bad = set(self.probabilities) - known
+        if bad:
+            raise ValueError(f"probabilities has unknown status keys {sorted(bad)}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return a JSON-serialisable dict."""
+        return {
+            "claim": self.claim.to_dict(),
+            "status": self.status.value,
+            "probabilities": dict(self.probabilities),
+            "evidence": [e.to_dict() for e in self.evidence],
+            "scores": dict(self.scores),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ClaimVerdict:
+        """Inverse of :meth:`to_dict`."""
+        return cls(
+            claim=Claim.from_dict(data["claim"]),
+            status=Status(data["status"]),
+            probabilities=dict(data.get("probabilities", {})),
+            evidence=tuple(Evidence.from_dict(e) for e in data.get("evidence", [])),
+            scores=dict(data.get("scores", {})),
+        )
