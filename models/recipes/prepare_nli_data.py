@@ -1,0 +1,101 @@
+"""Build the NLI training and evaluation files for the embedded NLI model.
+
+Writes JSON lines ``{"premise", "hypothesis", "label", "source"}`` with ``label`` one of
+``entailment`` / ``neutral`` / ``contradiction`` (or ``null`` for the unlabelled pairs used
+only for distillation) into ``--out``:
+
+- ``train_human.jsonl``: ``nli-train/nli_train_human.jsonl`` plus the *train* splits of the
+  claim-verification presets (HealthVer dev, COVID-Fact train half; see
+  ``verifier.datasets``) mapped to 3 classes.
+- ``train_synthetic.jsonl``: ``nli-train/nli_train_synthetic.jsonl``.
+- ``distill_extra.jsonl``: unlabelled claim/evidence-sentence pairs from the train splits
+  (each claim against each single evidence sentence), for distillation only.
+- ``eval_*.jsonl``: SNLI eval, the val file, ANLI R1-R3 dev (3-class); FEVER dev and
+  FEVER-Symmetric v0.2 test (2-class, ``contradiction`` stands for REFUTES).
+
+Nothing from an ``eval`` split is ever written to a ``train_*`` or ``distill_*`` file.
+
+Usage: python models/recipes/prepare_nli_data.py --out .work/nli-data
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+from pathlib import Path
+
+from verifier.datasets import NEI, NOT_SUPPORTED, REFUTES, SUPPORTS, data_root, load_preset
+
+TO_NLI = {SUPPORTS: "entailment", REFUTES: "contradiction", NEI: "neutral"}
+_SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+
+
+def _write(path: Path, rows: list[dict]) -> None:
+    with path.open("w", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+    print(f"{path.name}: {len(rows)} rows")
+
+
+def _read(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--seed", type=int, default=13)
+    args = ap.parse_args()
+    root = data_root()
+    args.out.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(args.seed)
+
+    human = [
+        {k: r[k] for k in ("premise", "hypothesis", "label", "source")}
+        for r in _read(root / "nli-train" / "nli_train_human.jsonl")
+    ]
+    extra, distill = [], []
+    for preset in ("healthver", "covidfact", "scifact"):
+        for ex in load_preset(preset, "train"):
+            if ex.label in TO_NLI:
+                extra.append({"premise": ex.evidence_text, "hypothesis": ex.claim,
+                              "label": TO_NLI[ex.label], "source": f"{preset}_train"})
+            sents = list(ex.evidence) if not isinstance(ex.evidence, str) else _SENT.split(
+                ex.evidence)
+            for s in sents:
+                if len(s.split()) >= 4:
+                    distill.append({"premise": s, "hypothesis": ex.claim, "label": None,
+                                    "source": f"{preset}_train_sentence"})
+    train = human + extra
+    rng.shuffle(train)
+    _write(args.out / "train_human.jsonl", train)
+    _write(args.out / "train_synthetic.jsonl", _read(root / "nli-train" / "nli_train_synthetic.jsonl"))
+    rng.shuffle(distill)
+    _write(args.out / "distill_extra.jsonl", distill)
+
+    _write(args.out / "eval_snli.jsonl", _read(root / "nli-train" / "nli_eval_snli.jsonl"))
+    _write(args.out / "eval_val.jsonl", _read(root / "nli-train" / "nli_eval_val.jsonl"))
+    for rnd in ("R1", "R2", "R3"):
+        rows = [
+            {"premise": r["context"], "hypothesis": r["hypothesis"],
+             "label": {"e": "entailment", "n": "neutral", "c": "contradiction"}[r["label"]],
+             "source": f"anli_{rnd}_dev"}
+            for r in _read(root / "anli" / f"{rnd}_dev.jsonl")
+        ]
+        _write(args.out / f"eval_anli_{rnd.lower()}.jsonl", rows)
+    for name, preset, split in (("fever", "fever", "eval"), ("fever_sym", "fever-sym", "eval")):
+        rows = [
+            {"premise": ex.evidence_text, "hypothesis": ex.claim,
+             "label": "entailment" if ex.label == SUPPORTS else "contradiction",
+             "source": name}
+            for ex in load_preset(preset, split)
+            if ex.label in (SUPPORTS, REFUTES, NOT_SUPPORTED)
+        ]
+        _write(args.out / f"eval2_{name}.jsonl", rows)
+
+
+if __name__ == "__main__":
+    main()

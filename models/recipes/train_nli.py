@@ -1,0 +1,271 @@
+"""Fine-tune (or distil) a 3-class NLI cross-encoder; the recipe of the embedded NLI model.
+
+Standalone: needs only torch, transformers and numpy, so it runs as-is on a GPU machine.
+
+Modes:
+- ``train``: cross-entropy on gold labels, optionally mixed with KL to a teacher's soft
+  labels (``--teacher-logits``, aligned with the concatenated ``--train`` files; rows with a
+  ``null`` label are distillation-only).
+- ``logits``: write a model's logits for the pairs of ``--train`` files to ``--logits-out``
+  (the teacher's soft labels for distillation).
+
+Every run evaluates on the ``--eval`` files: 3-class accuracy, and for ``eval2_*`` files the
+SUPPORTS-vs-REFUTES accuracy (SUPPORTS iff p(entailment) > p(contradiction)).
+
+Example (the embedded model; see models/nli-minilm-l6/README.md for the full recipe):
+    python models/recipes/train_nli.py train --base MINILM --train data/train_human.jsonl \
+        --eval data/eval_snli.jsonl --out out/student --epochs 3 --lr 6e-5 --seed 13
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+LABELS = ("entailment", "neutral", "contradiction")
+L2I = {name: i for i, name in enumerate(LABELS)}
+
+
+def read_pairs(paths: list[Path]) -> tuple[list[str], list[str], np.ndarray]:
+    prem, hyp, lab = [], [], []
+    for p in paths:
+        with p.open(encoding="utf-8") as fh:
+            for line in fh:
+                if not line.strip():
+                    continue
+                r = json.loads(line)
+                prem.append(r["premise"])
+                hyp.append(r["hypothesis"])
+                lab.append(-1 if r.get("label") is None else L2I[r["label"]])
+    return prem, hyp, np.asarray(lab, dtype=np.int64)
+
+
+def tokenize(tok, prem, hyp, max_length: int) -> list[list[int]]:
+    ids: list[list[int]] = []
+    step = 4096
+    for i in range(0, len(prem), step):
+        enc = tok(prem[i : i + step], hyp[i : i + step], truncation="longest_first",
+                  max_length=max_length)
+        ids.extend(enc["input_ids"])
+    return ids
+
+
+def collate(tok, batch_ids: list[list[int]], device: str) -> dict[str, torch.Tensor]:
+    n = max(len(x) for x in batch_ids)
+    pad = tok.pad_token_id
+    ids = torch.full((len(batch_ids), n), pad, dtype=torch.long)
+    mask = torch.zeros((len(batch_ids), n), dtype=torch.long)
+    for i, x in enumerate(batch_ids):
+        ids[i, : len(x)] = torch.tensor(x)
+        mask[i, : len(x)] = 1
+    return {"input_ids": ids.to(device), "attention_mask": mask.to(device)}
+
+
+def bucket_batches(lengths: np.ndarray, batch_size: int, rng: random.Random,
+                   shuffle: bool) -> list[np.ndarray]:
+    idx = np.arange(len(lengths))
+    if shuffle:
+        perm = np.array(rng.sample(range(len(lengths)), len(lengths)))
+        idx = perm
+        mega = batch_size * 50
+        chunks = [idx[i : i + mega] for i in range(0, len(idx), mega)]
+        idx = np.concatenate([c[np.argsort(lengths[c], kind="stable")] for c in chunks])
+    else:
+        idx = np.argsort(lengths, kind="stable")
+    batches = [idx[i : i + batch_size] for i in range(0, len(idx), batch_size)]
+    if shuffle:
+        rng.shuffle(batches)
+    return batches
+
+
+@torch.inference_mode()
+def predict_logits(model, tok, ids: list[list[int]], device: str, batch_size: int,
+                   amp_dtype) -> np.ndarray:
+    model.eval()
+    lengths = np.array([len(x) for x in ids])
+    out = np.zeros((len(ids), model.config.num_labels), dtype=np.float32)
+    for b in bucket_batches(lengths, batch_size, random.Random(0), shuffle=False):
+        batch = collate(tok, [ids[i] for i in b], device)
+        with torch.autocast(device_type=device.split(":")[0], dtype=amp_dtype,
+                            enabled=amp_dtype is not None):
+            logits = model(**batch).logits
+        out[b] = logits.float().cpu().numpy()
+    return out
+
+
+def evaluate(model, tok, eval_files: list[Path], args, device: str, amp_dtype) -> dict:
+    res = {}
+    for f in eval_files:
+        prem, hyp, lab = read_pairs([f])
+        ids = tokenize(tok, prem, hyp, args.eval_max_length)
+        logits = predict_logits(model, tok, ids, device, args.eval_batch_size, amp_dtype)
+        probs = torch.softmax(torch.from_numpy(logits), -1).numpy()
+        name = f.stem
+        if name.startswith("eval2_"):
+            pred = np.where(probs[:, 0] > probs[:, 2], 0, 2)
+        else:
+            pred = probs.argmax(1)
+        res[name] = round(float((pred == lab).mean()), 4)
+    return res
+
+
+def cmd_train(args) -> None:
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
+    np.random.seed(args.seed)
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    amp_dtype = torch.bfloat16 if args.bf16 else None
+    tok = AutoTokenizer.from_pretrained(args.base)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        args.base, num_labels=3, id2label=dict(enumerate(LABELS)), label2id=L2I,
+        ignore_mismatched_sizes=True,
+    ).to(device)
+    prem, hyp, lab = read_pairs(args.train)
+    teacher = None
+    if args.teacher_logits:
+        teacher = torch.from_numpy(np.load(args.teacher_logits)).float()
+        if len(teacher) != len(prem):
+            raise SystemExit(f"teacher logits rows {len(teacher)} != train rows {len(prem)}")
+    keep = np.arange(len(prem)) if teacher is not None else np.where(lab >= 0)[0]
+    if args.limit:
+        keep = keep[: args.limit]
+    t0 = time.time()
+    ids_all = tokenize(tok, [prem[i] for i in keep], [hyp[i] for i in keep], args.max_length)
+    lab = torch.from_numpy(lab[keep])
+    if teacher is not None:
+        teacher = teacher[torch.from_numpy(keep)]
+    lengths = np.array([len(x) for x in ids_all])
+    print(f"tokenised {len(ids_all)} pairs in {time.time() - t0:.0f}s; mean len "
+          f"{lengths.mean():.0f}", flush=True)
+    steps_per_epoch = math.ceil(len(ids_all) / args.batch_size)
+    total = steps_per_epoch * args.epochs
+    no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
+    groups = [
+        {"params": [p for n, p in model.named_parameters() if not any(k in n for k in no_decay)],
+         "weight_decay": 0.01},
+        {"params": [p for n, p in model.named_parameters() if any(k in n for k in no_decay)],
+         "weight_decay": 0.0},
+    ]
+    opt = torch.optim.AdamW(groups, lr=args.lr, fused=device.startswith("cuda"))
+    warm = int(args.warmup * total)
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min(1.0, (s + 1) / max(1, warm)) * max(0.0, (total - s) / max(1, total - warm))
+        if s >= warm else (s + 1) / max(1, warm))
+    step, t_start = 0, time.time()
+    history = []
+    for epoch in range(args.epochs):
+        model.train()
+        run_loss, n_loss = 0.0, 0
+        for b in bucket_batches(lengths, args.batch_size, rng, shuffle=True):
+            batch = collate(tok, [ids_all[i] for i in b], device)
+            bl = lab[b].to(device)
+            with torch.autocast(device_type=device.split(":")[0], dtype=amp_dtype,
+                                enabled=amp_dtype is not None):
+                logits = model(**batch).logits.float()
+            loss = torch.zeros((), device=device)
+            has = bl >= 0
+            if teacher is not None:
+                t = teacher[b].to(device)
+                T = args.temperature
+                kl = F.kl_div(F.log_softmax(logits / T, -1), F.softmax(t / T, -1),
+                              reduction="batchmean") * T * T
+                loss = loss + args.alpha * kl
+                if has.any():
+                    loss = loss + (1 - args.alpha) * F.cross_entropy(logits[has], bl[has])
+            else:
+                loss = F.cross_entropy(logits, bl, label_smoothing=args.label_smoothing)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            opt.zero_grad(set_to_none=True)
+            step += 1
+            run_loss += loss.item()
+            n_loss += 1
+            if step % args.log_every == 0:
+                print(f"epoch {epoch} step {step}/{total} loss {run_loss / n_loss:.4f} "
+                      f"{time.time() - t_start:.0f}s", flush=True)
+                run_loss, n_loss = 0.0, 0
+            if args.time_budget and time.time() - t_start > args.time_budget:
+                print(f"time budget {args.time_budget}s reached at step {step}", flush=True)
+                break
+        metrics = evaluate(model, tok, args.eval, args, device, amp_dtype) if args.eval else {}
+        history.append({"epoch": epoch, "step": step, "seconds": round(time.time() - t_start),
+                        **metrics})
+        print(json.dumps(history[-1]), flush=True)
+        if args.time_budget and time.time() - t_start > args.time_budget:
+            break
+    args.out.mkdir(parents=True, exist_ok=True)
+    model.config.id2label = dict(enumerate(LABELS))
+    model.config.label2id = dict(L2I)
+    model.to(torch.float32 if args.save_dtype == "float32" else torch.bfloat16)
+    model.save_pretrained(args.out, safe_serialization=True)
+    tok.save_pretrained(args.out)
+    info = {"args": {k: str(v) for k, v in vars(args).items() if k != "func"},
+            "train_pairs": len(ids_all), "history": history}
+    (args.out / "training_log.json").write_text(json.dumps(info, indent=2))
+    print("saved", args.out, flush=True)
+
+
+def cmd_logits(args) -> None:
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    amp_dtype = torch.bfloat16 if args.bf16 else None
+    tok = AutoTokenizer.from_pretrained(args.base)
+    model = AutoModelForSequenceClassification.from_pretrained(args.base).to(device)
+    prem, hyp, _ = read_pairs(args.train)
+    ids = tokenize(tok, prem, hyp, args.max_length)
+    t0 = time.time()
+    logits = predict_logits(model, tok, ids, device, args.eval_batch_size, amp_dtype)
+    np.save(args.logits_out, logits.astype(np.float32))
+    print(f"logits for {len(ids)} pairs in {time.time() - t0:.0f}s -> {args.logits_out}",
+          flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="Train or distil a 3-class NLI cross-encoder.")
+    ap.add_argument("mode", choices=("train", "logits"))
+    ap.add_argument("--base", required=True, help="HF folder or id of the base / model")
+    ap.add_argument("--train", type=Path, nargs="+", required=True)
+    ap.add_argument("--eval", type=Path, nargs="*", default=[])
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--logits-out", type=Path)
+    ap.add_argument("--teacher-logits", type=Path)
+    ap.add_argument("--alpha", type=float, default=0.7, help="weight of the distillation KL")
+    ap.add_argument("--temperature", type=float, default=2.0)
+    ap.add_argument("--epochs", type=int, default=2)
+    ap.add_argument("--lr", type=float, default=3e-5)
+    ap.add_argument("--warmup", type=float, default=0.06)
+    ap.add_argument("--label-smoothing", type=float, default=0.0)
+    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--eval-batch-size", type=int, default=256)
+    ap.add_argument("--max-length", type=int, default=256)
+    ap.add_argument("--eval-max-length", type=int, default=512)
+    ap.add_argument("--bf16", action="store_true", help="bf16 autocast (CPU with AMX, GPU)")
+    ap.add_argument("--device")
+    ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--log-every", type=int, default=200)
+    ap.add_argument("--time-budget", type=float, default=0.0, help="seconds; 0 = none")
+    ap.add_argument("--save-dtype", choices=("bfloat16", "float32"), default="bfloat16")
+    args = ap.parse_args()
+    if args.mode == "train":
+        if args.out is None:
+            ap.error("--out is required for train")
+        cmd_train(args)
+    else:
+        if args.logits_out is None:
+            ap.error("--logits-out is required for logits")
+        cmd_logits(args)
+
+
+if __name__ == "__main__":
+    main()
