@@ -223,7 +223,9 @@ PRESETS = {
 }
 
 
-def load_preset(name: str, split: Split | None = None, *, root: Path | None = None) -> list[Example]:
+def load_preset(
+    name: str, split: Split | None = None, *, root: Path | None = None
+) -> list[Example]:
     """Load a preset's examples, optionally one split only.
 
     Args:

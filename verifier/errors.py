@@ -43,5 +43,7 @@ def require(module: str, *, extra: str | None = None, package: str | None = None
     try:
         return importlib.import_module(module)
     except ImportError as exc:  # pragma: no cover - exercised only without the package
-        how = f"pip install 'nli-verifier[{extra}]'" if extra else f"pip install {package or module}"
+        how = (
+            f"pip install 'nli-verifier[{extra}]'" if extra else f"pip install {package or module}"
+        )
         raise MissingDependencyError(f"{module!r} is required for this feature: {how}") from exc

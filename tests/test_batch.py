@@ -1,0 +1,203 @@
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from verifier.batch import (
+    EvalConfig,
+    FieldMap,
+    compute_metrics,
+    probabilities_for_scheme,
+    read_rows,
+    run_eval,
+)
+
+GOOD = [
+    {"id": "a", "claim": "paris is in france .", "evidence": "paris is the capital of france .",
+     "label": "SUPPORTS"},
+    {"id": "b", "claim": "london is in germany .", "evidence": ["london is in england .",
+                                                               "berlin is in germany ."],
+     "label": "REFUTES"},
+    {"id": "c", "claim": "the dog is red .", "evidence": "a man and a dog .",
+     "label": "NOT ENOUGH INFO"},
+]
+
+
+def _write_messy(path: Path) -> None:
+    lines = [json.dumps(GOOD[0]).encode(),
+             b"{not json",
+             json.dumps({"id": "x", "evidence": "e", "label": "SUPPORTS"}).encode(),
+             json.dumps({"id": "y", "claim": "  ", "evidence": "e", "label": "SUPPORTS"}).encode(),
+             json.dumps({"id": "z", "claim": "c", "evidence": "e", "label": "MAYBE"}).encode(),
+             b'{"id": "u", "claim": "caf\xe9", "evidence": "e", "label": "SUPPORTS"}',
+             json.dumps(GOOD[1]).encode(),
+             json.dumps(GOOD[2]).encode()]
+    path.write_bytes(b"\n".join(lines) + b"\n")
+
+
+def _fake_scorer(pairs):
+    # Deterministic stand-in for the model: depends only on the texts.
+    out = []
+    for p, h in pairs:
+        r = np.random.default_rng(abs(hash((p, h))) % (2**32))
+        x = r.random(3) + 0.1
+        out.append(x / x.sum())
+    return np.array(out)
+
+
+def test_batch_malformed_lines_go_to_errors_with_line_numbers(tmp_path) -> None:
+    src = tmp_path / "in.jsonl"
+    _write_messy(src)
+    cfg = EvalConfig([src], tmp_path / "out", scheme="3class", plots=False)
+    metrics = run_eval(cfg, scorer=_fake_scorer)
+    preds = [json.loads(x) for x in (tmp_path / "out/predictions.jsonl").read_text().splitlines()]
+    errs = [json.loads(x) for x in (tmp_path / "out/errors.jsonl").read_text().splitlines()]
+    assert [p["line"] for p in preds] == [1, 7, 8]
+    assert {e["line"]: e["reason"].split(":")[0] for e in errs} == {
+        2: "bad JSON", 3: "missing claim field 'claim'", 4: "empty claim in field 'claim'",
+        5: "unknown label 'MAYBE'", 6: "not UTF-8"}
+    assert len(preds) + len(errs) == 8
+    assert metrics["n"] == 3 and metrics["n_errors"] == 5
+
+
+def test_batch_reads_csv_tsv_and_json(tmp_path) -> None:
+    (tmp_path / "a.csv").write_text('id,claim,evidence,label\n1,"c, d",e,SUPPORTS\n2,x\n')
+    rows = list(read_rows(tmp_path / "a.csv"))
+    assert rows[0].record == {"id": "1", "claim": "c, d", "evidence": "e", "label": "SUPPORTS"}
+    assert rows[1].error and "fields" in rows[1].error
+    (tmp_path / "a.json").write_text(json.dumps(GOOD))
+    assert [r.record["id"] for r in read_rows(tmp_path / "a.json")] == ["a", "b", "c"]
+    (tmp_path / "a.tsv").write_text("claim\tevidence\tlabel\nc\te\trefutes\n")
+    assert list(read_rows(tmp_path / "a.tsv"))[0].record["label"] == "refutes"
+    with pytest.raises(ValueError, match="cannot tell the format"):
+        list(read_rows(tmp_path / "a.txt"))
+
+
+def test_batch_config_errors_name_the_value(tmp_path) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps(GOOD[0]) + "\n")
+    with pytest.raises(ValueError, match="scheme must be one of"):
+        EvalConfig([src], tmp_path / "o", scheme="4class")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="batch_size must be a positive int or 'auto', got 0"):
+        EvalConfig([src], tmp_path / "o", batch_size=0)
+    with pytest.raises(FileNotFoundError, match="nope.jsonl"):
+        EvalConfig([tmp_path / "nope.jsonl"], tmp_path / "o")
+
+
+def test_batch_output_dir_with_other_arguments_is_refused(tmp_path) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(g) + "\n" for g in GOOD))
+    run_eval(EvalConfig([src], tmp_path / "o", plots=False), scorer=_fake_scorer)
+    with pytest.raises(ValueError, match="holds a run with other arguments"):
+        run_eval(EvalConfig([src], tmp_path / "o", chunk_rows=7, plots=False),
+                 scorer=_fake_scorer)
+
+
+def test_batch_metrics_known_values() -> None:
+    classes = ("SUPPORTS", "REFUTES")
+    gold = ["SUPPORTS", "SUPPORTS", "REFUTES", "REFUTES"]
+    pred = ["SUPPORTS", "REFUTES", "REFUTES", "REFUTES"]
+    probs = np.array([[0.9, 0.1], [0.4, 0.6], [0.2, 0.8], [0.3, 0.7]])
+    m = compute_metrics(gold, pred, probs, classes)
+    assert m["accuracy"] == 0.75
+    assert m["balanced_accuracy"] == 0.75
+    assert m["confusion_matrix"]["matrix"] == [[1, 1], [0, 2]]
+    assert m["auroc"] == 1.0
+    assert 0 <= m["ece"] <= 1
+
+
+def test_batch_scheme_probabilities() -> None:
+    nli = np.array([[0.6, 0.3, 0.1]])
+    np.testing.assert_allclose(probabilities_for_scheme(nli, "supports-refutes"),
+                               [[6 / 7, 1 / 7]])
+    np.testing.assert_allclose(probabilities_for_scheme(nli, "supported-not"), [[0.6, 0.4]])
+    np.testing.assert_allclose(probabilities_for_scheme(nli, "3class"), [[0.6, 0.1, 0.3]])
+
+
+def _eval_cmd(src: Path, out: Path, model: Path) -> list[str]:
+    return [sys.executable, "-m", "verifier", "eval", str(src), "--output-dir", str(out),
+            "--model", str(model), "--dtype", "float32", "--chunk-rows", "20",
+            "--batch-size", "8", "--device", "cpu", "--no-plots"]
+
+
+def test_batch_kill_9_and_resume_gives_identical_metrics(tmp_path, tiny_nli_model) -> None:
+    src = tmp_path / "in.jsonl"
+    rows = []
+    for i in range(400):
+        g = dict(GOOD[i % 3])
+        g["id"] = str(i)
+        g["claim"] = g["claim"] + " " + "the " * (i % 7)
+        rows.append(json.dumps(g))
+    rows[37] = "{broken"
+    src.write_text("\n".join(rows) + "\n")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    full = tmp_path / "full"
+    subprocess.run(_eval_cmd(src, full, tiny_nli_model), check=True, env=env,
+                   capture_output=True)
+    killed = tmp_path / "killed"
+    proc = subprocess.Popen(_eval_cmd(src, killed, tiny_nli_model), env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 60
+    state = killed / "state.json"
+    while time.time() < deadline:
+        if state.exists() and json.loads(state.read_text() or "{}").get("rows_done", 0) >= 60:
+            break
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done = json.loads(state.read_text())
+    assert not done["done"], "the run finished before it could be killed"
+    subprocess.run(_eval_cmd(src, killed, tiny_nli_model), check=True, env=env,
+                   capture_output=True)
+    assert (killed / "metrics.json").read_bytes() == (full / "metrics.json").read_bytes()
+    assert (killed / "predictions.jsonl").read_bytes() == (full / "predictions.jsonl").read_bytes()
+    n_out = sum(1 for _ in (killed / "predictions.jsonl").open()) + sum(
+        1 for _ in (killed / "errors.jsonl").open())
+    assert n_out == 400
+
+
+def test_batch_ray_engine_matches_local(tmp_path, tiny_nli_model) -> None:
+    pytest.importorskip("ray")
+    import ray
+
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps({**g, "id": f"{i}-{g['id']}"}) + "\n"
+                           for i in range(4) for g in GOOD))
+    common = {"model": str(tiny_nli_model), "dtype": "float32", "device": "cpu",
+              "batch_size": 4, "plots": False}
+    local = run_eval(EvalConfig([src], tmp_path / "local", **common))
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    try:
+        remote = run_eval(EvalConfig([src], tmp_path / "ray", engine="ray", ray_actors=2,
+                                     **common))
+    finally:
+        ray.shutdown()
+    a = [json.loads(x) for x in (tmp_path / "local/predictions.jsonl").read_text().splitlines()]
+    b = [json.loads(x) for x in (tmp_path / "ray/predictions.jsonl").read_text().splitlines()]
+    assert [x["predicted"] for x in a] == [x["predicted"] for x in b]
+    for x, y in zip(a, b, strict=True):
+        for k in x["scores"]:
+            assert abs(x["scores"][k] - y["scores"][k]) < 1e-4
+    assert local["accuracy"] == remote["accuracy"]
+
+
+def test_batch_field_mapping_list_evidence(tmp_path) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"c": "x", "e1": "a", "e2": ["b", "c"], "l": "supported"}) + "\n")
+    seen = []
+
+    def scorer(pairs):
+        seen.extend(pairs)
+        return np.array([[0.8, 0.1, 0.1]] * len(pairs))
+
+    run_eval(EvalConfig([src], tmp_path / "o", fields=FieldMap("c", "e1,e2", "l", None),
+                        scheme="supported-not", plots=False), scorer=scorer)
+    assert seen == [("a b c", "x")]

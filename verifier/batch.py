@@ -1,0 +1,660 @@
+"""Batch evaluation over FEVER-style data sets: ``verifier eval``.
+
+Reads JSONL, JSON or CSV/TSV rows, maps their fields to (claim, evidence, label), scores every
+usable row with the NLI detector and writes, in ``output_dir``:
+
+- ``predictions.jsonl``: one line per usable input row (id, line, gold, predicted status,
+  probabilities, per-detector scores);
+- ``errors.jsonl``: one line per row that could not be used (line number, reason, raw line);
+- ``metrics.json``: quality metrics, computed from ``predictions.jsonl`` (deterministic: a
+  resumed run ends with the same bytes as an uninterrupted one);
+- ``run.json``: what varies from run to run (pairs/s, peak memory, seconds, device);
+- ``confusion_matrix.png`` and ``reliability.png`` when matplotlib is installed.
+
+Rows in = predictions + errors, always. Work is committed in fixed chunks of rows: after each
+chunk the output files are flushed and fsync'ed, then ``state.json`` is replaced atomically.
+A run killed at any point (``kill -9`` included) and started again with the same arguments
+truncates the outputs to the last committed chunk and goes on from there.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import logging
+import math
+import os
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+import numpy as np
+
+from verifier.datasets import NEI, NOT_SUPPORTED, REFUTES, SUPPORTS, data_root, normalise_label
+
+logger = logging.getLogger(__name__)
+
+Scheme = Literal["3class", "supports-refutes", "supported-not"]
+SCHEMES: tuple[str, ...] = ("3class", "supports-refutes", "supported-not")
+STATE_VERSION = 1
+
+
+class PairScorer(Protocol):
+    """What the evaluation needs of a detector: ``predict(pairs) -> (n, 3)`` probabilities."""
+
+    labels: tuple[str, ...]
+
+    def predict(self, pairs: Sequence[tuple[str, str]]) -> np.ndarray:  # pragma: no cover
+        """Return an ``(n, 3)`` array: entailment, neutral, contradiction."""
+        ...
+
+
+@dataclass(frozen=True)
+class FieldMap:
+    """Which input fields hold the claim, the evidence, the label and the id.
+
+    ``evidence`` may name a field holding a string or a list of strings (joined by spaces), or
+    several fields separated by commas (their values are joined).
+    """
+
+    claim: str = "claim"
+    evidence: str = "evidence"
+    label: str = "label"
+    id: str | None = "id"
+
+
+@dataclass(frozen=True)
+class Preset:
+    """Field mapping, label scheme and default files of a shared data set."""
+
+    fields: FieldMap
+    scheme: Scheme
+    files: tuple[str, ...]
+
+
+PRESETS: dict[str, Preset] = {
+    "fever": Preset(FieldMap("claim", "evidence", "label", "idx"), "supports-refutes",
+                    ("fever-dev/fever_dev_rte_claim_evidence.jsonl",)),
+    "fever-sym": Preset(FieldMap("claim", "evidence", "label", "id"), "supports-refutes",
+                        ("fever-symmetric/symmetric_v0.2_fever_symmetric_test.jsonl",)),
+    "healthver": Preset(FieldMap("claim", "evidence", "label", "id"), "3class",
+                        ("healthver/healthver_test.csv",)),
+    "scifact": Preset(FieldMap("sentence2", "sentence1", "entailment", "index"),
+                      "supported-not", ("scifact/dev.tsv",)),
+    "wice": Preset(FieldMap("claim", "evidence", "label", None), "supported-not",
+                   ("wice-dev/entailment_retrieval_claim_dev.jsonl",)),
+    "summedits": Preset(FieldMap("summary", "doc", "label", "id"), "supported-not",
+                        tuple(f"summedits/summedits_{d}.json" for d in (
+                            "ectsum", "news", "podcast", "qmsumm", "sales_call", "sales_email",
+                            "samsum", "scitldr"))),
+    "frank": Preset(FieldMap("summary", "document", "label", "id"), "supported-not",
+                    ("frank/frank_doc_summary_label.jsonl",)),
+    "anli": Preset(FieldMap("hypothesis", "context", "label", "uid"), "3class",
+                   ("anli/R1_dev.jsonl", "anli/R2_dev.jsonl", "anli/R3_dev.jsonl")),
+    "covidfact": Preset(FieldMap("claim", "evidence", "label", None), "supports-refutes",
+                        ("covidfact/COVIDFACT_dataset.jsonl",)),
+    "averitec": Preset(FieldMap("claim", "justification", "label", None), "3class",
+                       ("averitec/dev.json",)),
+}
+
+#: Statuses by scheme, in the order of the probability columns written out.
+CLASSES: dict[str, tuple[str, ...]] = {
+    "3class": (SUPPORTS, REFUTES, NEI),
+    "supports-refutes": (SUPPORTS, REFUTES),
+    "supported-not": (SUPPORTS, NOT_SUPPORTED),
+}
+
+
+def gold_for_scheme(raw_label: Any, scheme: Scheme) -> str:
+    """Map a raw label to the scheme's classes; raise ``ValueError`` naming it if impossible."""
+    lab = normalise_label(raw_label)
+    if scheme == "3class":
+        if lab == NOT_SUPPORTED:
+            raise ValueError(f"label {raw_label!r} is 2-class; use --scheme supported-not")
+        return lab
+    if scheme == "supports-refutes":
+        if lab not in (SUPPORTS, REFUTES):
+            raise ValueError(f"label {raw_label!r} is neither SUPPORTS nor REFUTES")
+        return lab
+    return SUPPORTS if lab == SUPPORTS else NOT_SUPPORTED
+
+
+def probabilities_for_scheme(nli: np.ndarray, scheme: Scheme) -> np.ndarray:
+    """Turn ``(n, 3)`` NLI probabilities (e, n, c) into the scheme's class probabilities.
+
+    - ``3class``: (SUPPORTS, REFUTES, NEI) = (e, c, n).
+    - ``supports-refutes``: p(SUPPORTS) = e / (e + c); neutral mass is left out, because these
+      data sets have no NOT ENOUGH INFO class (so SUPPORTS iff e > c).
+    - ``supported-not``: p(SUPPORTS) = e; neutral and contradiction both count as not supported.
+    """
+    nli = np.asarray(nli, dtype=np.float64)
+    if scheme == "3class":
+        return nli[:, [0, 2, 1]]
+    if scheme == "supports-refutes":
+        s = nli[:, 0] / np.clip(nli[:, 0] + nli[:, 2], 1e-12, None)
+    else:
+        s = nli[:, 0]
+    return np.stack([s, 1.0 - s], axis=1)
+
+
+# ----------------------------------------------------------------------------- reading
+
+@dataclass(frozen=True)
+class RawRow:
+    """One input row: its 1-based line (or record) number, raw text, and parsed record."""
+
+    line: int
+    raw: str
+    record: dict[str, Any] | None
+    error: str | None = None
+    source: str = ""
+
+
+def _detect_format(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix in (".jsonl", ".ndjson"):
+        return "jsonl"
+    if suffix == ".json":
+        return "json"
+    if suffix == ".csv":
+        return "csv"
+    if suffix in (".tsv", ".tab"):
+        return "tsv"
+    raise ValueError(
+        f"cannot tell the format of input {str(path)!r}: use .jsonl, .json, .csv or .tsv"
+    )
+
+
+def read_rows(path: Path) -> Iterator[RawRow]:
+    """Stream the rows of a JSONL, JSON (array) or CSV/TSV file; never drops a line.
+
+    JSONL and CSV/TSV are streamed (memory flat in the number of rows); a ``.json`` file holds
+    one array and is parsed whole. Undecodable bytes and bad JSON give a row with ``error`` set.
+    """
+    fmt = _detect_format(path)
+    src = str(path)
+    if fmt == "jsonl":
+        with path.open("rb") as fh:
+            for i, bline in enumerate(fh, start=1):
+                try:
+                    text = bline.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    yield RawRow(i, bline.decode("utf-8", "replace").rstrip("\r\n"), None,
+                                 f"not UTF-8: {exc}", src)
+                    continue
+                text = text.rstrip("\r\n")
+                if not text.strip():
+                    yield RawRow(i, text, None, "empty line", src)
+                    continue
+                try:
+                    rec = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    yield RawRow(i, text, None, f"bad JSON: {exc}", src)
+                    continue
+                if not isinstance(rec, dict):
+                    yield RawRow(i, text, None, "a JSON line must be an object", src)
+                    continue
+                yield RawRow(i, text, rec, None, src)
+    elif fmt == "json":
+        data = json.loads(path.read_bytes().decode("utf-8"))
+        if not isinstance(data, list):
+            raise ValueError(f"a .json input must hold an array of objects: {src!r}")
+        for i, rec in enumerate(data, start=1):
+            raw = json.dumps(rec, ensure_ascii=False)
+            if isinstance(rec, dict):
+                yield RawRow(i, raw, rec, None, src)
+            else:
+                yield RawRow(i, raw, None, "array item is not an object", src)
+    else:
+        delim = "," if fmt == "csv" else "\t"
+        with path.open("rb") as bfh:
+            text_fh = io.TextIOWrapper(bfh, encoding="utf-8", errors="strict", newline="")
+            reader = csv.reader(text_fh, delimiter=delim,
+                                quoting=csv.QUOTE_MINIMAL if fmt == "csv" else csv.QUOTE_NONE)
+            try:
+                header = next(reader)
+            except StopIteration:
+                return
+            n = 0
+            while True:
+                try:
+                    values = next(reader)
+                except StopIteration:
+                    break
+                except (UnicodeDecodeError, csv.Error) as exc:
+                    n += 1
+                    yield RawRow(reader.line_num, "", None, f"unreadable row: {exc}", src)
+                    break  # the decoder's position is lost after a decode error
+                n += 1
+                raw = delim.join(values)
+                if len(values) != len(header):
+                    yield RawRow(reader.line_num, raw, None,
+                                 f"row has {len(values)} fields, header has {len(header)}", src)
+                    continue
+                yield RawRow(reader.line_num, raw, dict(zip(header, values, strict=True)),
+                             None, src)
+
+
+def extract(rec: dict[str, Any], fields: FieldMap) -> tuple[str, str, Any, str | None]:
+    """Return ``(claim, evidence, raw_label, id)`` of a record; ``ValueError`` if unusable."""
+    if fields.claim not in rec:
+        raise ValueError(f"missing claim field {fields.claim!r}")
+    claim = rec[fields.claim]
+    if not isinstance(claim, str) or not claim.strip():
+        raise ValueError(f"empty claim in field {fields.claim!r}")
+    parts: list[str] = []
+    for name in fields.evidence.split(","):
+        name = name.strip()
+        if name not in rec:
+            raise ValueError(f"missing evidence field {name!r}")
+        val = rec[name]
+        if isinstance(val, str):
+            parts.append(val)
+        elif isinstance(val, list) and all(isinstance(v, str) for v in val):
+            parts.extend(val)
+        else:
+            raise ValueError(f"evidence field {name!r} must be a string or a list of strings")
+    evidence = " ".join(p.strip() for p in parts if p.strip())
+    if not evidence:
+        raise ValueError(f"empty evidence in field {fields.evidence!r}")
+    if fields.label not in rec:
+        raise ValueError(f"missing label field {fields.label!r}")
+    rid = None
+    if fields.id and fields.id in rec:
+        rid = str(rec[fields.id])
+    return claim, evidence, rec[fields.label], rid
+
+
+# ----------------------------------------------------------------------------- metrics
+
+def compute_metrics(gold: Sequence[str], pred: Sequence[str], probs: np.ndarray,
+                    classes: Sequence[str], *, n_errors: int = 0, n_bins: int = 10
+                    ) -> dict[str, Any]:
+    """Accuracy, macro-F1, balanced accuracy, per-class P/R/F1, confusion, AUROC, ECE.
+
+    Args:
+        gold: Gold class names.
+        pred: Predicted class names.
+        probs: ``(n, len(classes))`` predicted probabilities, columns in ``classes`` order.
+        classes: Class names.
+        n_errors: Rows that could not be used (reported as ``n_errors``).
+        n_bins: Bins of the expected calibration error (equal width, on the top probability).
+    """
+    from sklearn.metrics import (
+        balanced_accuracy_score,
+        confusion_matrix,
+        f1_score,
+        precision_recall_fscore_support,
+        roc_auc_score,
+    )
+
+    classes = list(classes)
+    out: dict[str, Any] = {"n": len(gold), "n_errors": n_errors, "classes": classes}
+    if not gold:
+        return out
+    g, p = np.asarray(gold), np.asarray(pred)
+    present = [c for c in classes if c in set(gold) | set(pred)]
+    out["accuracy"] = round(float((g == p).mean()), 6)
+    out["macro_f1"] = round(float(f1_score(g, p, labels=present, average="macro",
+                                           zero_division=0)), 6)
+    out["balanced_accuracy"] = round(float(balanced_accuracy_score(g, p)), 6)
+    prec, rec, f1, sup = precision_recall_fscore_support(g, p, labels=classes, zero_division=0)
+    out["per_class"] = {
+        c: {"precision": round(float(prec[i]), 6), "recall": round(float(rec[i]), 6),
+            "f1": round(float(f1[i]), 6), "support": int(sup[i])}
+        for i, c in enumerate(classes)
+    }
+    out["confusion_matrix"] = {
+        "labels": classes,
+        "matrix": confusion_matrix(g, p, labels=classes).tolist(),
+    }
+    if len(classes) == 2 and len(set(gold)) == 2:
+        out["auroc"] = round(float(roc_auc_score(g == classes[0], probs[:, 0])), 6)
+    conf = probs.max(axis=1)
+    correct = (g == p).astype(float)
+    edges = np.linspace(0.0, 1.0, n_bins + 1)
+    ece, bins = 0.0, []
+    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+        m = (conf > lo) & (conf <= hi) if lo > 0 else (conf >= lo) & (conf <= hi)
+        if m.any():
+            ece += m.mean() * abs(correct[m].mean() - conf[m].mean())
+            bins.append({"lo": round(float(lo), 3), "hi": round(float(hi), 3),
+                         "count": int(m.sum()), "accuracy": round(float(correct[m].mean()), 6),
+                         "confidence": round(float(conf[m].mean()), 6)})
+    out["ece"] = round(float(ece), 6)
+    out["reliability"] = bins
+    return out
+
+
+# ----------------------------------------------------------------------------- running
+
+@dataclass
+class EvalConfig:
+    """Arguments of one evaluation run (everything that decides its outputs).
+
+    Attributes:
+        inputs: Input files (JSONL, JSON or CSV/TSV).
+        output_dir: Folder for the outputs.
+        fields: Field mapping.
+        scheme: Label scheme (see :data:`SCHEMES`).
+        mode: ``"nli"`` (the NLI detector alone) or ``"ensemble"`` (the full verifier).
+        model: NLI model id or path (``None``: the embedded model).
+        device: Torch device (``None``: auto).
+        batch_size: Detector batch size, or ``"auto"`` (largest that fits; halved on OOM).
+        max_length: Model window in tokens.
+        dtype: ``None``/``"auto"``, ``"float32"``, ``"bfloat16"`` or ``"float16"``.
+        chunk_rows: Rows committed at a time (also the resume granularity).
+        engine: ``"local"`` or ``"ray"``.
+        ray_actors: Number of Ray actors (one model each).
+        ray_gpus_per_actor: GPUs per Ray actor.
+        limit: Stop after this many input rows (0 = all).
+        plots: Write the PNG figures (needs matplotlib).
+    """
+
+    inputs: list[Path]
+    output_dir: Path
+    fields: FieldMap = field(default_factory=FieldMap)
+    scheme: Scheme = "3class"
+    mode: Literal["nli", "ensemble"] = "nli"
+    model: str | None = None
+    device: str | None = None
+    batch_size: int | str = "auto"
+    max_length: int = 512
+    dtype: str | None = None
+    chunk_rows: int = 1024
+    engine: Literal["local", "ray"] = "local"
+    ray_actors: int = 2
+    ray_gpus_per_actor: float = 0.0
+    limit: int = 0
+    plots: bool = True
+
+    def __post_init__(self) -> None:
+        self.inputs = [Path(p) for p in self.inputs]
+        self.output_dir = Path(self.output_dir)
+        if not self.inputs:
+            raise ValueError("inputs must name at least one file, got none")
+        for p in self.inputs:
+            if not p.is_file():
+                raise FileNotFoundError(f"input file not found: {str(p)!r}")
+            _detect_format(p)
+        if self.scheme not in SCHEMES:
+            raise ValueError(f"scheme must be one of {SCHEMES}, got {self.scheme!r}")
+        if self.mode not in ("nli", "ensemble"):
+            raise ValueError(f"mode must be 'nli' or 'ensemble', got {self.mode!r}")
+        if self.mode == "ensemble":
+            raise ValueError("mode 'ensemble' needs the verifier module, which is not built yet; "
+                             "use mode 'nli'")
+        if self.engine not in ("local", "ray"):
+            raise ValueError(f"engine must be 'local' or 'ray', got {self.engine!r}")
+        if self.batch_size != "auto" and (not isinstance(self.batch_size, int)
+                                          or self.batch_size <= 0):
+            raise ValueError(
+                f"batch_size must be a positive int or 'auto', got {self.batch_size!r}"
+            )
+        if self.chunk_rows <= 0:
+            raise ValueError(f"chunk_rows must be > 0, got {self.chunk_rows}")
+        if self.limit < 0:
+            raise ValueError(f"limit must be >= 0, got {self.limit}")
+
+    def fingerprint(self) -> str:
+        """Hash of everything that decides the outputs, plus each input's size and mtime."""
+        d = asdict(self)
+        d.pop("output_dir")
+        d.pop("plots")
+        d["inputs"] = [[str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns]
+                       for p in self.inputs]
+        return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _fsync_write(fh: io.BufferedWriter, lines: list[str]) -> None:
+    if lines:
+        fh.write("".join(lines).encode("utf-8"))
+    fh.flush()
+    os.fsync(fh.fileno())
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def _peak_rss_mb() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+class _LocalScorer:
+    """Runs the NLI detector in-process; halves the batch on CUDA out-of-memory."""
+
+    def __init__(self, cfg: EvalConfig) -> None:
+        from verifier.nli import NLIDetector
+
+        self.device = cfg.device
+        bs = cfg.batch_size
+        self.auto = bs == "auto"
+        self.detector = NLIDetector(cfg.model, device=cfg.device, max_length=cfg.max_length,
+                                    dtype=cfg.dtype, **({} if self.auto else {"batch_size": bs}))
+        if self.auto:
+            self.detector.batch_size = 512 if str(self._device()).startswith("cuda") else 64
+
+    def _device(self) -> str:
+        from verifier.embedded import resolve_device
+
+        return resolve_device(self.device)
+
+    def __call__(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        while True:
+            try:
+                return self.detector.predict(pairs)
+            except RuntimeError as exc:  # torch.cuda.OutOfMemoryError subclasses RuntimeError
+                if "out of memory" not in str(exc).lower() or self.detector.batch_size <= 1:
+                    raise
+                import torch
+
+                torch.cuda.empty_cache()
+                self.detector.batch_size = max(1, self.detector.batch_size // 2)
+                logger.warning("out of memory: batch size halved to %d", self.detector.batch_size)
+
+
+def _chunks(rows: Iterator[RawRow], size: int) -> Iterator[list[RawRow]]:
+    buf: list[RawRow] = []
+    for r in rows:
+        buf.append(r)
+        if len(buf) == size:
+            yield buf
+            buf = []
+    if buf:
+        yield buf
+
+
+def _all_rows(cfg: EvalConfig) -> Iterator[RawRow]:
+    n = 0
+    for p in cfg.inputs:
+        for r in read_rows(p):
+            if cfg.limit and n >= cfg.limit:
+                return
+            n += 1
+            yield r
+
+
+def run_eval(cfg: EvalConfig, *, scorer: Any = None, show_progress_bar: bool | None = None
+             ) -> dict[str, Any]:
+    """Run (or resume) an evaluation and return the metrics dict (also in ``metrics.json``).
+
+    Args:
+        cfg: The run's configuration.
+        scorer: Callable ``pairs -> (n, 3)`` NLI probabilities; default: the NLI detector
+            (local engine) or a Ray Data pipeline (``engine="ray"``).
+        show_progress_bar: ``None`` shows a tqdm bar only on a terminal.
+    """
+    out = cfg.output_dir
+    out.mkdir(parents=True, exist_ok=True)
+    pred_path, err_path, state_path = (out / "predictions.jsonl", out / "errors.jsonl",
+                                       out / "state.json")
+    fp = cfg.fingerprint()
+    state = {"version": STATE_VERSION, "fingerprint": fp, "rows_done": 0, "pred_bytes": 0,
+             "err_bytes": 0, "seconds": 0.0, "pairs_scored": 0, "done": False}
+    if state_path.exists():
+        old = json.loads(state_path.read_text())
+        if old.get("fingerprint") != fp:
+            raise ValueError(
+                f"output_dir {str(out)!r} holds a run with other arguments or inputs; "
+                "use another output_dir or delete it")
+        state = old
+        logger.info("resuming after %d rows", state["rows_done"])
+    for path, key in ((pred_path, "pred_bytes"), (err_path, "err_bytes")):
+        with path.open("ab") as fh:
+            fh.truncate(state[key])
+    classes = CLASSES[cfg.scheme]
+    logger.info("label scheme %s: classes %s", cfg.scheme, classes)
+    if not state["done"]:
+        if scorer is None:
+            if cfg.engine == "ray":
+                from verifier.batch_ray import RayScorer
+
+                scorer = RayScorer(cfg)
+            else:
+                scorer = _LocalScorer(cfg)
+        _run_chunks(cfg, scorer, state, state_path, pred_path, err_path, show_progress_bar)
+    metrics = _metrics_from_files(pred_path, err_path, classes)
+    _atomic_write(out / "metrics.json", json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+    run = {
+        "pairs_per_second": round(state["pairs_scored"] / state["seconds"], 2)
+        if state["seconds"] > 0 else None,
+        "seconds_scoring": round(state["seconds"], 3),
+        "peak_memory_mb": round(_peak_rss_mb(), 1),
+        "engine": cfg.engine, "device": cfg.device or "auto", "model": cfg.model or "embedded",
+    }
+    _atomic_write(out / "run.json", json.dumps(run, indent=2, sort_keys=True) + "\n")
+    if cfg.plots:
+        write_plots(metrics, out)
+    return metrics
+
+
+def _run_chunks(cfg: EvalConfig, scorer: Any, state: dict[str, Any], state_path: Path,
+                pred_path: Path, err_path: Path, show_progress_bar: bool | None) -> None:
+    from tqdm.auto import tqdm
+
+    disable = None if show_progress_bar is None else not show_progress_bar
+    bar = tqdm(total=None, unit="rows", disable=disable, initial=state["rows_done"])
+    skip = state["rows_done"]
+    rows = _all_rows(cfg)
+    for _ in range(skip):
+        next(rows)
+    with pred_path.open("ab") as pf, err_path.open("ab") as ef:
+        for chunk in _chunks(rows, cfg.chunk_rows):
+            preds, errs, pairs, metas = [], [], [], []
+            for r in chunk:
+                if r.record is None:
+                    errs.append({"line": r.line, "source": r.source, "reason": r.error,
+                                 "raw": r.raw})
+                    continue
+                try:
+                    claim, evidence, raw_label, rid = extract(r.record, cfg.fields)
+                    gold = gold_for_scheme(raw_label, cfg.scheme)
+                except ValueError as exc:
+                    errs.append({"line": r.line, "source": r.source, "reason": str(exc),
+                                 "raw": r.raw})
+                    continue
+                pairs.append((evidence, claim))
+                metas.append((r, rid, gold))
+            if pairs:
+                t0 = time.perf_counter()
+                nli = np.asarray(scorer(pairs), dtype=np.float64)
+                state["seconds"] += time.perf_counter() - t0
+                state["pairs_scored"] += len(pairs)
+                probs = probabilities_for_scheme(nli, cfg.scheme)
+                classes = CLASSES[cfg.scheme]
+                for (r, rid, gold), pr, nl in zip(metas, probs, nli, strict=True):
+                    preds.append({
+                        "id": rid if rid is not None else f"{Path(r.source).name}:{r.line}",
+                        "source": r.source, "line": r.line, "gold": gold,
+                        "predicted": classes[int(np.argmax(pr))],
+                        "probabilities": {c: round(float(x), 6) for c, x in zip(classes, pr,
+                                                                              strict=True)},
+                        "scores": {"nli.entailment": round(float(nl[0]), 6),
+                                   "nli.neutral": round(float(nl[1]), 6),
+                                   "nli.contradiction": round(float(nl[2]), 6)},
+                    })
+            _fsync_write(pf, [json.dumps(p, ensure_ascii=False) + "\n" for p in preds])
+            _fsync_write(ef, [json.dumps(e, ensure_ascii=False) + "\n" for e in errs])
+            state["rows_done"] += len(chunk)
+            state["pred_bytes"], state["err_bytes"] = pf.tell(), ef.tell()
+            _atomic_write(state_path, json.dumps(state))
+            bar.update(len(chunk))
+    bar.close()
+    state["done"] = True
+    _atomic_write(state_path, json.dumps(state))
+
+
+def _metrics_from_files(pred_path: Path, err_path: Path, classes: Sequence[str]
+                        ) -> dict[str, Any]:
+    gold, pred, probs = [], [], []
+    with pred_path.open(encoding="utf-8") as fh:
+        for line in fh:
+            p = json.loads(line)
+            gold.append(p["gold"])
+            pred.append(p["predicted"])
+            probs.append([p["probabilities"][c] for c in classes])
+    with err_path.open(encoding="utf-8") as fh:
+        n_err = sum(1 for _ in fh)
+    arr = np.asarray(probs, dtype=np.float64).reshape(-1, len(classes))
+    return compute_metrics(gold, pred, arr, classes, n_errors=n_err)
+
+
+def write_plots(metrics: dict[str, Any], out: Path) -> list[Path]:
+    """Write ``confusion_matrix.png`` and ``reliability.png``; skip (logged) without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        logger.warning("matplotlib is not installed: no PNG figures (pip install matplotlib)")
+        return []
+    written = []
+    if "confusion_matrix" in metrics:
+        cm = np.asarray(metrics["confusion_matrix"]["matrix"])
+        labels = metrics["confusion_matrix"]["labels"]
+        fig, ax = plt.subplots(figsize=(4.5, 4))
+        ax.imshow(cm, cmap="Blues")
+        ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right")
+        ax.set_yticks(range(len(labels)), labels)
+        ax.set_xlabel("predicted")
+        ax.set_ylabel("gold")
+        for i in range(cm.shape[0]):
+            for j in range(cm.shape[1]):
+                ax.text(j, i, str(cm[i, j]), ha="center", va="center")
+        fig.tight_layout()
+        fig.savefig(out / "confusion_matrix.png", dpi=100)
+        plt.close(fig)
+        written.append(out / "confusion_matrix.png")
+    if metrics.get("reliability"):
+        bins = metrics["reliability"]
+        fig, ax = plt.subplots(figsize=(4.5, 4))
+        ax.plot([0, 1], [0, 1], "--", color="grey")
+        ax.plot([b["confidence"] for b in bins], [b["accuracy"] for b in bins], "o-")
+        ax.set_xlabel("confidence")
+        ax.set_ylabel("accuracy")
+        ax.set_title(f"ECE {metrics.get('ece', math.nan):.3f}")
+        fig.tight_layout()
+        fig.savefig(out / "reliability.png", dpi=100)
+        plt.close(fig)
+        written.append(out / "reliability.png")
+    return written
+
+
+def resolve_preset_inputs(name: str) -> list[Path]:
+    """Default input files of a preset, under :func:`verifier.datasets.data_root`."""
+    if name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r}; known: {sorted(PRESETS)}")
+    return [data_root() / f for f in PRESETS[name].files]

@@ -1,0 +1,127 @@
+"""Command-line interface: ``verifier index|ask|decompose|eval``.
+
+Bad input prints a one-line error on stderr and exits with status 2 (no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+
+def _print_json(obj: Any) -> None:
+    json.dump(obj, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+# ----------------------------------------------------------------------------- eval
+def _add_eval(sub: argparse._SubParsersAction) -> None:
+    from verifier.batch import PRESETS, SCHEMES
+
+    p = sub.add_parser("eval", help="evaluate over a FEVER-style data set (JSONL, JSON, CSV/TSV)",
+                       description="Score every row; predictions.jsonl + errors.jsonl always "
+                       "hold every input row. Resumable: run again with the same arguments.")
+    p.add_argument("inputs", nargs="*", type=Path, help="input files (default: the preset's)")
+    p.add_argument("--output-dir", type=Path, required=True)
+    p.add_argument("--preset", choices=sorted(PRESETS), help="field mapping + label scheme "
+                   "(+ default files under ../shared/data) of a known data set")
+    p.add_argument("--claim-field")
+    p.add_argument("--evidence-field", help="a field with a string or a list of strings; "
+                   "several fields separated by commas are joined")
+    p.add_argument("--label-field")
+    p.add_argument("--id-field")
+    p.add_argument("--scheme", choices=SCHEMES,
+                   help="3class (SUPPORTS/REFUTES/NEI), supports-refutes or supported-not")
+    p.add_argument("--mode", choices=("nli", "ensemble"), default="nli")
+    p.add_argument("--model", help="HF NLI model id or path (default: the embedded model)")
+    p.add_argument("--device")
+    p.add_argument("--batch-size", default="auto", help="an int, or 'auto'")
+    p.add_argument("--max-length", type=int, default=512)
+    p.add_argument("--dtype", choices=("auto", "float32", "bfloat16", "float16"))
+    p.add_argument("--chunk-rows", type=int, default=1024, help="rows committed at a time")
+    p.add_argument("--engine", choices=("local", "ray"), default="local")
+    p.add_argument("--ray-actors", type=int, default=2)
+    p.add_argument("--ray-gpus-per-actor", type=float, default=0.0)
+    p.add_argument("--limit", type=int, default=0, help="only the first N rows (0 = all)")
+    p.add_argument("--no-plots", action="store_true")
+    p.add_argument("--progress", choices=("auto", "on", "off"), default="auto")
+    p.set_defaults(func=_cmd_eval)
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from verifier.batch import CLASSES, PRESETS, EvalConfig, FieldMap, resolve_preset_inputs, run_eval
+
+    preset = PRESETS[args.preset] if args.preset else None
+    base = preset.fields if preset else FieldMap()
+    fields = FieldMap(
+        claim=args.claim_field or base.claim,
+        evidence=args.evidence_field or base.evidence,
+        label=args.label_field or base.label,
+        id=args.id_field or base.id,
+    )
+    inputs = list(args.inputs) or (resolve_preset_inputs(args.preset) if args.preset else [])
+    scheme = args.scheme or (preset.scheme if preset else "3class")
+    bs: int | str = args.batch_size
+    if bs != "auto":
+        try:
+            bs = int(bs)
+        except ValueError:
+            raise ValueError(f"--batch-size must be an int or 'auto', got {args.batch_size!r}")
+    cfg = EvalConfig(inputs, args.output_dir, fields=fields, scheme=scheme, mode=args.mode,
+                     model=args.model, device=args.device, batch_size=bs,
+                     max_length=args.max_length, dtype=args.dtype, chunk_rows=args.chunk_rows,
+                     engine=args.engine, ray_actors=args.ray_actors,
+                     ray_gpus_per_actor=args.ray_gpus_per_actor, limit=args.limit,
+                     plots=not args.no_plots)
+    print(f"fields: claim={fields.claim} evidence={fields.evidence} label={fields.label} "
+          f"id={fields.id}; label scheme {scheme}: {', '.join(CLASSES[scheme])}",
+          file=sys.stderr)
+    show = {"auto": None, "on": True, "off": False}[args.progress]
+    m = run_eval(cfg, show_progress_bar=show)
+    keys = ("n", "n_errors", "accuracy", "macro_f1", "balanced_accuracy", "auroc", "ece")
+    _print_json({k: m[k] for k in keys if k in m})
+    return 0
+
+
+# ----------------------------------------------------------------------------- main
+_COMMANDS = ("verifier.cli_rag",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every available subcommand."""
+    import importlib
+
+    parser = argparse.ArgumentParser(prog="verifier", description=__doc__.splitlines()[0])
+    parser.add_argument("-v", "--verbose", action="count", default=0)
+    sub = parser.add_subparsers(dest="command", required=True)
+    for mod in _COMMANDS:
+        importlib.import_module(mod).add_subparsers(sub)
+    _add_eval(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING - 10 * min(args.verbose, 2),
+                        format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return int(args.func(args) or 0)
+    except (ValueError, TypeError, FileNotFoundError) as exc:
+        print(f"verifier {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a library error: say what failed, keep the cause for -v
+        from verifier.errors import VerifierError
+
+        if isinstance(exc, VerifierError):
+            print(f"verifier {args.command}: error: {exc}", file=sys.stderr)
+            return 2
+        raise
