@@ -90,7 +90,12 @@ def tiny_nli_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def tiny_embedding_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny random sentence-transformers model folder (BERT + mean pooling)."""
     import torch
-    from sentence_transformers import SentenceTransformer, models
+    from sentence_transformers import SentenceTransformer
+
+    try:  # sentence-transformers >= 6 moved the modules
+        from sentence_transformers.sentence_transformer import modules as models
+    except ImportError:  # pragma: no cover
+        from sentence_transformers import models  # type: ignore[no-redef]
     from transformers import BertConfig, BertModel
 
     folder = tmp_path_factory.mktemp("tiny-st")
@@ -109,7 +114,8 @@ def tiny_embedding_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
         )
     ).save_pretrained(hf)
     word = models.Transformer(str(hf), max_seq_length=64)
-    pool = models.Pooling(word.get_word_embedding_dimension(), pooling_mode="mean")
+    dim_fn = getattr(word, "get_embedding_dimension", None) or word.get_word_embedding_dimension
+    pool = models.Pooling(dim_fn(), pooling_mode="mean")
     out = folder / "st"
     SentenceTransformer(modules=[word, pool], device="cpu").save(str(out))
     return out

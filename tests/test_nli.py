@@ -5,11 +5,11 @@ import pytest
 from conftest import make_tiny_classifier
 
 from verifier.errors import LabelMappingError
+from verifier.text import sentence_spans
 from verifier.nli import (
     NLIDetector,
     aggregate_chunks,
     map_labels,
-    sentence_spans,
     supports_decision,
     to_three_columns,
 )

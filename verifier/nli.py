@@ -15,7 +15,6 @@ whole premise; every chunk is scored and the pair's row is aggregated (see
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ import numpy as np
 from verifier.embedded import DEFAULT_NLI_MODEL, embedded_model_dir, resolve_device, resolve_dtype
 from verifier.errors import LabelMappingError, ModelLoadError
 from verifier.registry import register
+from verifier.text import sentence_spans
 
 logger = logging.getLogger(__name__)
 
@@ -145,22 +145,6 @@ def supports_decision(probs: np.ndarray) -> np.ndarray:
     """SUPPORTS-vs-REFUTES decision for 2-class data: True iff p(entailment) > p(contradiction)."""
     probs = np.asarray(probs)
     return probs[:, 0] > probs[:, 2]
-
-
-_SENT_END = re.compile(r"[.!?。][\"')\]]*\s+|\n\s*\n|\n")
-
-
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """Split ``text`` into sentence spans that tile it completely (whitespace kept)."""
-    spans, start = [], 0
-    for m in _SENT_END.finditer(text):
-        end = m.end()
-        if end > start:
-            spans.append((start, end))
-            start = end
-    if start < len(text):
-        spans.append((start, len(text)))
-    return spans or [(0, len(text))]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,68 @@
+"""Chunk long documents into passages that keep character offsets back to the source."""
+
+from __future__ import annotations
+
+from verifier.text import trimmed_sentence_spans
+from verifier.types import Passage
+
+
+def chunk_document(
+    text: str,
+    source_id: str,
+    *,
+    max_chars: int = 800,
+    overlap: int = 1,
+    metadata: dict | None = None,
+) -> list[Passage]:
+    """Split ``text`` into sentence-aligned passages of at most about ``max_chars`` characters.
+
+    Each passage's ``metadata["doc_span"]`` is ``[start, end]`` with
+    ``passage.text == text[start:end]``. Consecutive passages share ``overlap`` sentences. A
+    sentence longer than ``max_chars`` becomes pieces cut at whitespace.
+
+    Args:
+        text: The document.
+        source_id: Its identifier (copied to every passage).
+        max_chars: Target passage size in characters (> 0).
+        overlap: Sentences repeated at the start of the next passage (>= 0).
+        metadata: Extra metadata copied into every passage.
+
+    Returns:
+        The passages in document order (one passage for a short document).
+
+    Example:
+        >>> [p.text for p in chunk_document("A b. C d.", "doc", max_chars=5)]
+        ['A b.', 'C d.']
+    """
+    if not isinstance(max_chars, int) or max_chars <= 0:
+        raise ValueError(f"max_chars must be a positive int, got {max_chars!r}")
+    if not isinstance(overlap, int) or overlap < 0:
+        raise ValueError(f"overlap must be an int >= 0, got {overlap!r}")
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"document {source_id!r} is empty")
+    units: list[tuple[int, int]] = []
+    for s, e in trimmed_sentence_spans(text):
+        while e - s > max_chars:
+            cut = text.rfind(" ", s + 1, s + max_chars)
+            cut = cut if cut > s else s + max_chars
+            units.append((s, cut))
+            s = cut
+            while s < e and text[s].isspace():
+                s += 1
+        if e > s:
+            units.append((s, e))
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i < len(units):
+        j = i + 1
+        while j < len(units) and units[j][1] - units[i][0] <= max_chars:
+            j += 1
+        spans.append((units[i][0], units[j - 1][1]))
+        if j >= len(units):
+            break
+        i = max(j - overlap, i + 1)
+    meta = dict(metadata or {})
+    return [
+        Passage(text[s:e], source_id, {**meta, "doc_span": [s, e], "chunk": k})
+        for k, (s, e) in enumerate(spans)
+    ]

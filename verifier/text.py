@@ -1,0 +1,44 @@
+"""Small text utilities shared by the stages (no heavy imports)."""
+
+from __future__ import annotations
+
+import re
+
+_SENT_END = re.compile(r"[.!?。][\"')\]]*\s+|\n\s*\n|\n")
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Split ``text`` into sentence spans that tile it completely (trailing whitespace kept).
+
+    Example:
+        >>> sentence_spans("One. Two!")
+        [(0, 5), (5, 9)]
+    """
+    spans, start = [], 0
+    for m in _SENT_END.finditer(text):
+        end = m.end()
+        if end > start:
+            spans.append((start, end))
+            start = end
+    if start < len(text):
+        spans.append((start, len(text)))
+    return spans or [(0, len(text))]
+
+
+def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """Shrink ``(start, end)`` so that ``text[start:end]`` has no surrounding whitespace."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def trimmed_sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Sentence spans without surrounding whitespace; empty sentences dropped."""
+    out = []
+    for s, e in sentence_spans(text):
+        s, e = strip_span(text, s, e)
+        if e > s:
+            out.append((s, e))
+    return out
