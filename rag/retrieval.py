@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -183,8 +184,15 @@ class BM25Retriever(_Corpus):
     def _build(self) -> None:
         from rank_bm25 import BM25Okapi
 
+        class _LuceneIdfBM25(BM25Okapi):
+            # Okapi's idf is 0 or negative for terms in half the passages or more, which
+            # breaks small corpora; Lucene's idf stays positive.
+            def _calc_idf(self, nd: dict[str, int]) -> None:
+                n = self.corpus_size
+                self.idf = {w: math.log(1 + (n - f + 0.5) / (f + 0.5)) for w, f in nd.items()}
+
         corpus = [tokenize(p.text) or ["_"] for p in self.passages]
-        self._bm25 = BM25Okapi(corpus, k1=self.k1, b=self.b)
+        self._bm25 = _LuceneIdfBM25(corpus, k1=self.k1, b=self.b)
 
     def scores(self, query: str) -> np.ndarray:
         """BM25 score of every passage, shape ``(n_passages,)``."""

@@ -5,7 +5,6 @@ import pytest
 from conftest import make_tiny_classifier
 
 from verifier.errors import LabelMappingError
-from verifier.text import sentence_spans
 from verifier.nli import (
     NLIDetector,
     aggregate_chunks,
@@ -13,6 +12,7 @@ from verifier.nli import (
     supports_decision,
     to_three_columns,
 )
+from verifier.text import sentence_spans
 
 PAIRS = [
     ("paris is the capital of france .", "paris is in france ."),

@@ -56,7 +56,14 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from verifier.batch import CLASSES, PRESETS, EvalConfig, FieldMap, resolve_preset_inputs, run_eval
+    from verifier.batch import (
+        CLASSES,
+        PRESETS,
+        EvalConfig,
+        FieldMap,
+        resolve_preset_inputs,
+        run_eval,
+    )
 
     preset = PRESETS[args.preset] if args.preset else None
     base = preset.fields if preset else FieldMap()
