@@ -34,9 +34,10 @@ _MONTH = re.compile(r"\b(january|february|march|april|may|june|july|august|septe
 _NUMBER = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|hundred|"
                      r"thousand|million|billion|percent|dozen)\b", re.I)
 _ASSESS = re.compile(r"\b(best|worst|great|beautiful|ugly|amazing|terrible|wonderful|"
-                     r"important|significant|interesting|excellent|good|bad|nice|impressive)\b",
-                     re.I)
+                     r"important|significant|interesting|excellent|good|bad|nice|impressive)\b")
 _PRONOUN_SUBJ = {"it", "he", "she", "they", "this", "that"}
+_ENUM = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*•])\s+")
+_WORD = re.compile(r"[^\W\d_]{2,}")
 
 
 @runtime_checkable
@@ -175,8 +176,15 @@ class SpacyDecomposer:
             for start, end, subject in self._clauses(sent, parsed):
                 start, end = strip_span(text, start, end)
                 raw = text[start:end]
+                lead = _ENUM.match(raw)
+                if lead:  # list numbering is not part of the claim
+                    start, end = strip_span(text, start + lead.end(), end)
+                    raw = text[start:end]
                 body = strip_citations(raw)
-                if not body or not re.search(r"\w", body) or body.rstrip().endswith("?"):
+                if len(_WORD.findall(body)) < 3 or body.rstrip().endswith("?"):
+                    continue  # fragments and questions are not claims
+                if parsed and not any(t.pos_ in ("VERB", "AUX") for t in doc.char_span(
+                        start, end, alignment_mode="expand") or ()):
                     continue
                 if subject:
                     body = re.sub(r"^(it|he|she|they|this|that)\b", subject, body, count=1,

@@ -23,9 +23,9 @@ from verifier.types import Evidence, Generation
 logger = logging.getLogger(__name__)
 
 DEFAULT_INSTRUCTION = (
-    "Answer the question using only the numbered passages above. Cite the passages you use "
-    "with their numbers in brackets, like [1]. If the passages do not contain the answer, say "
-    "that you do not know."
+    "Answer the question in two or three full sentences, using only the numbered passages "
+    "above. Cite the passages you use with their numbers in brackets, like [1]. If the "
+    "passages do not contain the answer, say that you do not know."
 )
 
 
@@ -36,17 +36,17 @@ def build_prompt(question: str, evidences: Sequence[Evidence], *,
     Example:
         >>> print(build_prompt("Where is Paris?", [Evidence("Paris is in France.", "d1")]))
         Passages:
-        [1] (d1) Paris is in France.
+        [1] Paris is in France.
         <BLANKLINE>
         Question: Where is Paris?
         <BLANKLINE>
-        Answer the question using only the numbered passages above. ...
+        Answer the question in two or three full sentences, using only the numbered passages ...
     """
     if not isinstance(question, str) or not question.strip():
         raise ValueError("question must be a non-empty str")
     lines = ["Passages:"]
     for i, ev in enumerate(evidences, start=1):
-        lines.append(f"[{i}] ({ev.source_id}) {' '.join(ev.content.split())}")
+        lines.append(f"[{i}] {' '.join(ev.content.split())}")
     lines += ["", f"Question: {question.strip()}", "", instruction]
     return "\n".join(lines)
 

@@ -95,7 +95,7 @@ def test_generation_static_and_protocol() -> None:
 def test_generation_prompt_numbers_passages() -> None:
     p = build_prompt("Where is Paris?", [Evidence("Paris is in France.", "d1"),
                                          Evidence("Berlin  is\nin Germany.", "d2")])
-    assert "[1] (d1) Paris is in France." in p and "[2] (d2) Berlin is in Germany." in p
+    assert "[1] Paris is in France." in p and "[2] Berlin is in Germany." in p
     assert p.index("[2]") < p.index("Question: Where is Paris?")
 
 

@@ -80,7 +80,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         try:
             bs = int(bs)
         except ValueError:
-            raise ValueError(f"--batch-size must be an int or 'auto', got {args.batch_size!r}")
+            raise ValueError(
+                f"--batch-size must be an int or 'auto', got {args.batch_size!r}"
+            ) from None
     cfg = EvalConfig(inputs, args.output_dir, fields=fields, scheme=scheme, mode=args.mode,
                      model=args.model, device=args.device, batch_size=bs,
                      max_length=args.max_length, dtype=args.dtype, chunk_rows=args.chunk_rows,

@@ -1,9 +1,132 @@
-"""CLI subcommands of the Baseline RAG module (index, ask, decompose): filled in below."""
+"""CLI subcommands of the Baseline RAG module: ``index``, ``ask``, ``decompose``."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from verifier.types import Passage
+
+
+def load_documents(path: Path) -> list[Passage]:
+    """Read documents from a folder of .txt/.md files or a .jsonl file.
+
+    Folder: one document per file, id = relative path. JSONL: ``text`` and ``id`` or
+    ``source_id`` fields; other fields become metadata.
+    """
+    path = Path(path)
+    docs: list[Passage] = []
+    if path.is_dir():
+        for f in sorted(path.rglob("*")):
+            if f.suffix.lower() in (".txt", ".md") and f.is_file():
+                text = f.read_text(encoding="utf-8")
+                if text.strip():
+                    docs.append(Passage(text, str(f.relative_to(path))))
+    elif path.is_file() and path.suffix.lower() == ".jsonl":
+        with path.open(encoding="utf-8") as fh:
+            for n, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                    sid = rec.get("source_id") or rec.get("id")
+                    meta = {k: v for k, v in rec.items() if k not in ("text", "id", "source_id")}
+                    docs.append(Passage(rec["text"], str(sid), meta))
+                except (json.JSONDecodeError, KeyError, ValueError, TypeError) as exc:
+                    raise ValueError(f"{path}:{n}: not a document line ({exc})") from exc
+    else:
+        raise ValueError(f"DOCS must be a folder of .txt/.md files or a .jsonl file, got "
+                         f"{str(path)!r}")
+    if not docs:
+        raise ValueError(f"no documents found in {str(path)!r}")
+    return docs
+
+
+def _print_result(res: Any, out: Any = sys.stdout) -> None:
+    print(f"Question: {res.question}\n", file=out)
+    print("Retrieved passages:", file=out)
+    for i, p in enumerate(res.passages, start=1):
+        print(f"  [{i}] {p.source_id} {list(p.span)}  {p.content[:90]}...", file=out)
+    print(f"\nDraft ({res.draft.model or 'given'}):\n  {res.draft.text.strip()}\n", file=out)
+    print("Claims and their evidence:", file=out)
+    for i, ce in enumerate(res.claims, start=1):
+        c = ce.claim
+        flag = "" if c.verifiable else "  (not verifiable)"
+        print(f"  {i}. {c.text}  [{c.type.value}; draft span {list(c.span)}]{flag}", file=out)
+        for ev in ce.evidence:
+            print(f"       - {ev.source_id} {list(ev.span)} score {ev.score:.2f}: {ev.content}",
+                  file=out)
+
+
+def _cmd_index(args: argparse.Namespace) -> int:
+    from rag.retrieval import HybridRetriever
+
+    docs = load_documents(args.docs)
+    r = HybridRetriever(args.embedding_model, device=args.device, index_type=args.index_type,
+                        chunk_max_chars=args.chunk_chars).index(docs)
+    r.save(args.out)
+    print(f"indexed {len(docs)} documents as {len(r.passages)} passages into {args.out}")
+    return 0
+
+
+def _cmd_ask(args: argparse.Namespace) -> int:
+    from rag.generation import HFGenerator
+    from rag.pipeline import RAGPipeline
+    from rag.retrieval import HybridRetriever
+
+    r = HybridRetriever.load(args.index, device=args.device)
+    pipe = RAGPipeline(r, HFGenerator(max_new_tokens=args.max_new_tokens, device=args.device),
+                       top_k=args.top_k)
+    res = pipe.run(args.question)
+    if args.json:
+        json.dump(res.to_dict(), sys.stdout, indent=2, ensure_ascii=False)
+        print()
+    else:
+        _print_result(res)
+    return 0
+
+
+def _cmd_decompose(args: argparse.Namespace) -> int:
+    from rag.decompose import SpacyDecomposer
+
+    text = sys.stdin.read() if args.text == "-" else args.text
+    claims = SpacyDecomposer().decompose(text)
+    if args.json:
+        json.dump([c.to_dict() for c in claims], sys.stdout, indent=2, ensure_ascii=False)
+        print()
+    else:
+        for c in claims:
+            flag = "" if c.verifiable else " (not verifiable)"
+            print(f"{list(c.span)} [{c.type.value}]{flag} {c.text}")
+    return 0
 
 
 def add_subparsers(sub: argparse._SubParsersAction) -> None:
-    """Register the RAG subcommands."""
+    """Register ``index``, ``ask`` and ``decompose``."""
+    p = sub.add_parser("index", help="index documents (folder of .txt/.md, or .jsonl)")
+    p.add_argument("docs", type=Path)
+    p.add_argument("--out", type=Path, required=True, help="index folder to write")
+    p.add_argument("--embedding-model", help="sentence-transformers id or path "
+                   "(default: embedded all-MiniLM-L6-v2)")
+    p.add_argument("--index-type", choices=("flat", "hnsw", "ivf"), default="flat")
+    p.add_argument("--chunk-chars", type=int, default=800)
+    p.add_argument("--device")
+    p.set_defaults(func=_cmd_index)
+
+    p = sub.add_parser("ask", help="retrieve, generate a draft, split it into claims, pair "
+                       "each claim with evidence")
+    p.add_argument("question")
+    p.add_argument("--index", type=Path, required=True)
+    p.add_argument("--top-k", type=int, default=5)
+    p.add_argument("--max-new-tokens", type=int, default=128)
+    p.add_argument("--device")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_ask)
+
+    p = sub.add_parser("decompose", help="split text (or - for stdin) into atomic claims")
+    p.add_argument("text")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_decompose)
