@@ -1,0 +1,44 @@
+"""Shared helpers of the benchmark scripts (run as ``python benchmarks/<script>.py``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import resource
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far, in MiB."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def machine() -> dict:
+    """What the figures were measured on."""
+    import torch
+
+    info = {"python": platform.python_version(), "torch": torch.__version__,
+            "cpus": os.cpu_count(), "torch_threads": torch.get_num_threads(),
+            "cuda": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None}
+    try:
+        flags = Path("/proc/cpuinfo").read_text().split("flags", 1)[1].split("\n", 1)[0]
+        info["cpu_bf16"] = [f for f in ("amx_bf16", "avx512_bf16") if f in flags.split()]
+    except (OSError, IndexError):
+        pass
+    return info
+
+
+def write_result(name: str, data: dict) -> Path:
+    """Write ``benchmarks/results/<name>.json`` and return its path."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"{name}.json"
+    path.write_text(json.dumps({"machine": machine(), **data}, indent=2) + "\n")
+    print(f"wrote {path.relative_to(ROOT)}")
+    return path

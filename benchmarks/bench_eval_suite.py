@@ -1,0 +1,75 @@
+"""Accuracy suite: ``verifier eval`` over every preset, one table.
+
+Each preset runs on its default files under ../shared/data (see ``verifier.batch.PRESETS``) with
+the NLI detector alone (``--mode nli``) and the embedded model unless ``--model`` is given.
+
+    python benchmarks/bench_eval_suite.py [--limit N] [--presets fever,wice]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from _common import ROOT, write_result
+
+from verifier.batch import PRESETS
+
+#: Published balanced accuracies (SummEdits paper, Laban et al. 2023, overall).
+PUBLISHED = {"summedits": "BAcc: SummaC-Conv 57.1, QAFactEval 65.5, GPT-4 82.1"}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default=None)
+    ap.add_argument("--limit", type=int, default=0)
+    ap.add_argument("--presets", default=",".join(PRESETS))
+    ap.add_argument("--out", type=Path, default=None, help="keep the eval outputs here")
+    args = ap.parse_args()
+    out_root = args.out or Path(tempfile.mkdtemp(prefix="eval-suite-"))
+    table = {}
+    for name in args.presets.split(","):
+        out = out_root / name
+        cmd = [sys.executable, "-m", "verifier", "eval", "--preset", name, "--output-dir",
+               str(out), "--progress", "off", "--no-plots"]
+        if args.model:
+            cmd += ["--model", args.model]
+        if args.limit:
+            cmd += ["--limit", str(args.limit)]
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        if proc.returncode != 0:
+            print(f"{name}: FAILED\n{proc.stderr[-2000:]}")
+            table[name] = {"error": proc.stderr[-2000:]}
+            continue
+        m = json.loads((out / "metrics.json").read_text())
+        run = json.loads((out / "run.json").read_text())
+        table[name] = {"scheme": PRESETS[name].scheme, "n": m["n"], "n_errors": m["n_errors"],
+                       "accuracy": m.get("accuracy"), "macro_f1": m.get("macro_f1"),
+                       "balanced_accuracy": m.get("balanced_accuracy"), "auroc": m.get("auroc"),
+                       "ece": m.get("ece"), "pairs_per_second": run["pairs_per_second"],
+                       "published": PUBLISHED.get(name, "")}
+        print(f"{name}: {json.dumps(table[name])}", flush=True)
+    print("\n| data set | scheme | n | errors | accuracy | macro-F1 | balanced acc. | AUROC | "
+          "pairs/s | published |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name, r in table.items():
+        if "error" in r:
+            print(f"| {name} | failed | | | | | | | | |")
+            continue
+
+        def f(x: float | None) -> str:
+            return "" if x is None else f"{100 * x:.1f}"
+
+        print(f"| {name} | {r['scheme']} | {r['n']} | {r['n_errors']} | {f(r['accuracy'])} | "
+              f"{f(r['macro_f1'])} | {f(r['balanced_accuracy'])} | {f(r['auroc'])} | "
+              f"{r['pairs_per_second']} | {r['published']} |")
+    write_result("eval_suite", {"model": args.model or "embedded:nli-minilm-l6",
+                                "limit": args.limit, "presets": table})
+
+
+if __name__ == "__main__":
+    main()

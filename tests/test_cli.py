@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from verifier.cli import main
+from verifier.cli_rag import load_documents
+
+
+def test_cli_decompose_json(capsys) -> None:
+    assert main(["decompose", "Paris is in France. I think it is lovely.", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [c["verifiable"] for c in out] == [True, False]
+    assert out[0]["span"] == [0, 19]
+
+
+def test_cli_bad_input_exits_2_with_message(tmp_path, capsys) -> None:
+    assert main(["index", str(tmp_path / "missing"), "--out", str(tmp_path / "idx")]) == 2
+    err = capsys.readouterr().err
+    assert "verifier index: error: DOCS must be a folder" in err
+    (tmp_path / "in.jsonl").write_text('{"claim": "a", "evidence": "b", "label": "SUPPORTS"}\n')
+    assert main(["eval", str(tmp_path / "in.jsonl"), "--output-dir", str(tmp_path / "o"),
+                 "--batch-size", "many"]) == 2
+    assert "--batch-size must be an int or 'auto', got 'many'" in capsys.readouterr().err
+
+
+def test_cli_load_documents_folder_and_jsonl(tmp_path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.txt").write_text("Paris is in France.")
+    (tmp_path / "docs" / "b.md").write_text("Berlin is in Germany.")
+    assert [d.source_id for d in load_documents(tmp_path / "docs")] == ["a.txt", "b.md"]
+    (tmp_path / "d.jsonl").write_text('{"id": "x", "text": "hello there", "year": 1}\n\n')
+    docs = load_documents(tmp_path / "d.jsonl")
+    assert docs[0].source_id == "x" and docs[0].metadata == {"year": 1}
+    (tmp_path / "bad.jsonl").write_text('{"id": "x"}\n')
+    with pytest.raises(ValueError, match="bad.jsonl:1: not a document line"):
+        load_documents(tmp_path / "bad.jsonl")
+
+
+def test_cli_eval_end_to_end_with_tiny_model(tmp_path, tiny_nli_model, capsys) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"claim": "paris is in france", "evidence": "paris is the capital of '
+                   'france", "label": "SUPPORTS"}\n{"oops"\n')
+    assert main(["eval", str(src), "--output-dir", str(tmp_path / "o"), "--model",
+                 str(tiny_nli_model), "--device", "cpu", "--progress", "off"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["n"] == 1 and summary["n_errors"] == 1
+    assert (tmp_path / "o" / "confusion_matrix.png").stat().st_size > 1000
+    assert (tmp_path / "o" / "reliability.png").exists()
+    run = json.loads((tmp_path / "o" / "run.json").read_text())
+    assert run["pairs_per_second"] > 0 and run["peak_memory_mb"] > 0
+
+
+@pytest.mark.slow
+def test_cli_demo_runs_offline_on_embedded_defaults() -> None:
+    import io
+
+    from verifier.demo import run_demo
+
+    buf = io.StringIO()
+    res = run_demo("When was the Eiffel Tower built?", out=buf, max_new_tokens=48)
+    text = buf.getvalue()
+    assert "Claims and their evidence:" in text and res["draft"]["text"].strip()
+    assert res["passages"][0]["source_id"] == "eiffel-tower"
+    from verifier.cli_rag import load_documents
+    from verifier.demo import corpus_path
+
+    docs = {d.source_id: d.text for d in load_documents(corpus_path())}
+    for ce in res["claims"]:
+        for ev in ce["evidence"]:
+            s, e = ev["span"]
+            assert docs[ev["source_id"]][s:e] == ev["content"]
