@@ -256,9 +256,21 @@ class LLMDecomposer:
                  fallback: SpacyDecomposer | None = None) -> None:
         if on_error not in ("raise", "fallback"):
             raise ValueError(f"on_error must be 'raise' or 'fallback', got {on_error!r}")
+        if isinstance(generator, dict):  # a component config, as written by to_dict()
+            from verifier.registry import from_config
+
+            generator = from_config(generator)
+        if not callable(getattr(generator, "generate", None)):
+            raise TypeError(f"generator must have a generate() method, got {generator!r}")
         self.generator = generator
         self.on_error = on_error
         self.fallback = fallback or SpacyDecomposer()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Configuration, with the generator's own configuration nested."""
+        return {"type": "decomposer.llm.v1",
+                "init_parameters": {"generator": self.generator.to_dict(),
+                                    "on_error": self.on_error}}
 
     @staticmethod
     def parse(output: str) -> list[str]:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
-from rag.retrieval import tokenize
-from verifier.embedded import embedded_embedding_model, resolve_device, resolve_dtype
+from rag.retrieval import DenseRetriever, tokenize
 from verifier.text import trimmed_sentence_spans
 from verifier.types import Claim, ClaimEvidence, Evidence
 
@@ -22,26 +21,6 @@ class Encoder(Protocol):
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts``."""
         ...
-
-
-class _STEncoder:
-    def __init__(self, model_name_or_path: str | None, device: str | None) -> None:
-        self.model_name_or_path, self.device = model_name_or_path, device
-        self._model: Any = None
-
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        if self._model is None:
-            import torch
-            from sentence_transformers import SentenceTransformer
-
-            dev = resolve_device(self.device)
-            self._model = SentenceTransformer(
-                self.model_name_or_path or embedded_embedding_model(), device=dev)
-            if resolve_dtype(None, dev) == "bfloat16":
-                self._model = self._model.to(torch.bfloat16)
-        emb = self._model.encode(list(texts), normalize_embeddings=True, convert_to_numpy=True,
-                                 show_progress_bar=False)
-        return np.asarray(emb, dtype=np.float32)
 
 
 def split_evidence(evidences: Sequence[Evidence]) -> list[Evidence]:
@@ -94,7 +73,7 @@ class EvidencePairer:
             raise ValueError(f"dense_weight must be in [0, 1], got {dense_weight!r}")
         self.model_name_or_path, self.top_k, self.dense_weight = (model_name_or_path, top_k,
                                                                   float(dense_weight))
-        self.encoder: Encoder = encoder or _STEncoder(model_name_or_path, device)
+        self.encoder: Encoder = encoder or DenseRetriever(model_name_or_path, device=device)
 
     def pair(self, claims: Sequence[Claim], evidences: Sequence[Evidence]) -> list[ClaimEvidence]:
         """Return one :class:`ClaimEvidence` per claim, in claim order (best sentence first)."""

@@ -355,16 +355,29 @@ class DenseRetriever(_Corpus):
         return [[self._evidence(i, s, r) for r, (i, s) in enumerate(row)]
                 for row in self.ranked_batch(queries, top_k)]
 
-    def save(self, path: str | Path) -> None:
-        """Write the index to a folder (manifest, passages, embeddings, FAISS index)."""
+    def _save_vectors(self, corpus: _Corpus, path: Path) -> None:
         import faiss
 
-        path = Path(path)
-        assert self.embeddings is not None or not self.passages
-        self._save_corpus(path, {"embedding_model": self.model_id,
-                                 "dimension": int(self.embeddings.shape[1])})  # type: ignore[union-attr]
-        np.save(path / "embeddings.npy", self.embeddings)
+        emb = self.embeddings
+        if emb is None:
+            raise ValueError(f"{type(corpus).__name__} has no index: call index(documents) first")
+        corpus._save_corpus(path, {"embedding_model": self.model_id,
+                                   "dimension": int(emb.shape[1])})
+        np.save(path / "embeddings.npy", emb)
         faiss.write_index(self._faiss, str(path / "faiss.index"))
+
+    def _load_vectors(self, path: Path, manifest: dict[str, Any]) -> None:
+        import faiss
+
+        self.embeddings = np.load(path / "embeddings.npy")
+        self._faiss = faiss.read_index(str(path / "faiss.index"))
+        if self._faiss.d != manifest["dimension"]:
+            raise IndexMismatchError(f"FAISS index dimension {self._faiss.d} != manifest "
+                                     f"{manifest['dimension']} in {str(path)!r}")
+
+    def save(self, path: str | Path) -> None:
+        """Write the index to a folder (manifest, passages, embeddings, FAISS index)."""
+        self._save_vectors(self, Path(path))
 
     @classmethod
     def load(cls, path: str | Path, *, model_name_or_path: str | None = None,
@@ -380,24 +393,22 @@ class DenseRetriever(_Corpus):
         Raises:
             IndexMismatchError: The index was written by another embedding model.
         """
-        import faiss
-
         path = Path(path)
-        manifest = cls._read_manifest(path, cls.type_name)
-        params = dict(manifest["init_parameters"])
-        params["device"] = device
-        r = cls(**params)
-        if model_name_or_path is not None and model_name_or_path != manifest["embedding_model"]:
-            raise IndexMismatchError(
-                f"index in {str(path)!r} was written with embedding model "
-                f"{manifest['embedding_model']!r}, not {model_name_or_path!r}")
+        manifest = _read_vector_manifest(path, cls.type_name, model_name_or_path)
+        r = cls(**{**manifest["init_parameters"], "device": device})
         r._load_corpus(path)
-        r.embeddings = np.load(path / "embeddings.npy")
-        r._faiss = faiss.read_index(str(path / "faiss.index"))
-        if r._faiss.d != manifest["dimension"]:
-            raise IndexMismatchError(f"FAISS index dimension {r._faiss.d} != manifest "
-                                     f"{manifest['dimension']} in {str(path)!r}")
+        r._load_vectors(path, manifest)
         return r
+
+
+def _read_vector_manifest(path: Path, type_name: str, model_name_or_path: str | None
+                          ) -> dict[str, Any]:
+    manifest = _Corpus._read_manifest(path, type_name)
+    if model_name_or_path is not None and model_name_or_path != manifest["embedding_model"]:
+        raise IndexMismatchError(
+            f"index in {str(path)!r} was written with embedding model "
+            f"{manifest['embedding_model']!r}, not {model_name_or_path!r}")
+    return manifest
 
 
 @register("retriever.hybrid.v1")
@@ -498,40 +509,22 @@ class HybridRetriever(_Corpus):
 
     def save(self, path: str | Path) -> None:
         """Write the index to a folder (the dense part's files plus this manifest)."""
-        import faiss
-
-        path = Path(path)
-        emb = self.dense.embeddings
-        self._require_index()
-        assert emb is not None
-        self._save_corpus(path, {"embedding_model": self.dense.model_id,
-                                 "dimension": int(emb.shape[1])})
-        np.save(path / "embeddings.npy", emb)
-        faiss.write_index(self.dense._faiss, str(path / "faiss.index"))
+        self.dense._save_vectors(self, Path(path))
 
     @classmethod
     def load(cls, path: str | Path, *, model_name_or_path: str | None = None,
              device: str | None = None) -> HybridRetriever:
-        """Read an index written by :meth:`save`.
+        """Read an index written by :meth:`save` (BM25 statistics are rebuilt).
 
         Raises:
             IndexMismatchError: ``model_name_or_path`` differs from the model that wrote it.
         """
-        import faiss
-
         path = Path(path)
-        manifest = cls._read_manifest(path, cls.type_name)
-        if model_name_or_path is not None and model_name_or_path != manifest["embedding_model"]:
-            raise IndexMismatchError(
-                f"index in {str(path)!r} was written with embedding model "
-                f"{manifest['embedding_model']!r}, not {model_name_or_path!r}")
-        params = dict(manifest["init_parameters"])
-        params["device"] = device
-        r = cls(**params)
+        manifest = _read_vector_manifest(path, cls.type_name, model_name_or_path)
+        r = cls(**{**manifest["init_parameters"], "device": device})
         r._load_corpus(path)
         for part in (r.bm25, r.dense):
             part.documents, part.passages = r.documents, r.passages
         r.bm25._build()
-        r.dense.embeddings = np.load(path / "embeddings.npy")
-        r.dense._faiss = faiss.read_index(str(path / "faiss.index"))
+        r.dense._load_vectors(path, manifest)
         return r
