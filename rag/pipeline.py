@@ -60,13 +60,20 @@ class RAGPipeline:
         if not isinstance(top_k, int) or top_k <= 0:
             raise ValueError(f"top_k must be > 0, got {top_k!r}")
         self.retriever = retriever
-        self.generator = generator or HFGenerator()
+        self._generator = generator
         self.decomposer = decomposer or SpacyDecomposer()
         if pairer is None:
             encoder = retriever.dense if isinstance(retriever, HybridRetriever) else None
             pairer = EvidencePairer(encoder=encoder)
         self.pairer = pairer
         self.top_k = top_k
+
+    @property
+    def generator(self) -> Generator:
+        """The generator (the embedded SmolLM2 is created on first use when none was given)."""
+        if self._generator is None:
+            self._generator = HFGenerator()
+        return self._generator
 
     def run(self, question: str, *, draft: str | None = None) -> RAGResult:
         """Answer ``question`` (or take ``draft`` as the answer) and pair its claims."""

@@ -71,3 +71,21 @@ def test_cli_demo_runs_offline_on_embedded_defaults() -> None:
         for ev in ce["evidence"]:
             s, e = ev["span"]
             assert docs[ev["source_id"]][s:e] == ev["content"]
+
+
+def test_cli_index_then_ask_with_own_draft(tmp_path, tiny_embedding_model, capsys) -> None:
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text('{"id": "paris", "text": "Paris is the capital of France. The Seine flows '
+                    'through Paris."}\n{"id": "berlin", "text": "Berlin is in Germany."}\n')
+    idx = tmp_path / "idx"
+    assert main(["index", str(docs), "--out", str(idx), "--embedding-model",
+                 str(tiny_embedding_model), "--device", "cpu"]) == 0
+    capsys.readouterr()
+    assert main(["ask", "What is the capital of France?", "--index", str(idx), "--draft",
+                 "Paris is the capital of France [1].", "--json", "--device", "cpu"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["draft"]["text"] == "Paris is the capital of France [1]."
+    claim = res["claims"][0]
+    assert claim["claim"]["text"] == "Paris is the capital of France."
+    best = claim["evidence"][0]
+    assert best["source_id"] == "paris" and best["span"] == [0, 31]

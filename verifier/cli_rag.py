@@ -78,9 +78,14 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     from rag.retrieval import HybridRetriever
 
     r = HybridRetriever.load(args.index, device=args.device)
-    pipe = RAGPipeline(r, HFGenerator(max_new_tokens=args.max_new_tokens, device=args.device),
-                       top_k=args.top_k)
-    res = pipe.run(args.question)
+    draft = None
+    if args.draft is not None:
+        draft = sys.stdin.read() if args.draft == "-" else Path(args.draft).read_text() \
+            if Path(args.draft).is_file() else args.draft
+    generator = None if draft is not None else HFGenerator(max_new_tokens=args.max_new_tokens,
+                                                           device=args.device)
+    pipe = RAGPipeline(r, generator, top_k=args.top_k)
+    res = pipe.run(args.question, draft=draft)
     if args.json:
         json.dump(res.to_dict(), sys.stdout, indent=2, ensure_ascii=False)
         print()
@@ -122,6 +127,8 @@ def add_subparsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--index", type=Path, required=True)
     p.add_argument("--top-k", type=int, default=5)
     p.add_argument("--max-new-tokens", type=int, default=128)
+    p.add_argument("--draft", help="bring your own draft: text, a file, or - for stdin "
+                   "(no generation)")
     p.add_argument("--device")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_ask)
