@@ -72,7 +72,8 @@ def main() -> None:
     train = human + extra
     rng.shuffle(train)
     _write(args.out / "train_human.jsonl", train)
-    _write(args.out / "train_synthetic.jsonl", _read(root / "nli-train" / "nli_train_synthetic.jsonl"))
+    synthetic = _read(root / "nli-train" / "nli_train_synthetic.jsonl")
+    _write(args.out / "train_synthetic.jsonl", synthetic)
     rng.shuffle(distill)
     _write(args.out / "distill_extra.jsonl", distill)
 

@@ -157,9 +157,12 @@ def cmd_train(args) -> None:
     ]
     opt = torch.optim.AdamW(groups, lr=args.lr, fused=device.startswith("cuda"))
     warm = int(args.warmup * total)
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min(1.0, (s + 1) / max(1, warm)) * max(0.0, (total - s) / max(1, total - warm))
-        if s >= warm else (s + 1) / max(1, warm))
+    def lr_factor(s: int) -> float:  # linear warm-up, then linear decay to 0
+        if s < warm:
+            return (s + 1) / max(1, warm)
+        return max(0.0, (total - s) / max(1, total - warm))
+
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_factor)
     step, t_start = 0, time.time()
     history = []
     for epoch in range(args.epochs):
