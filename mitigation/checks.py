@@ -1,0 +1,262 @@
+"""Deterministic hallucination checks: plug-in rules with a name, type, severity and suggestion.
+
+Each check looks at one claim and its evidence texts and returns :class:`Finding` objects.
+Numbers and dates are compared after normalisation (``"$1.2 billion"`` equals
+``"1,200,000,000 dollars"``; ``"20 July 1969"`` equals ``"July 20, 1969"``), so other
+formats of the same value raise no alarm.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from mitigation.values import (
+    date_in,
+    find_dates,
+    find_names,
+    find_numbers,
+    find_quotes,
+    number_in,
+)
+
+
+class Severity(str, Enum):
+    """How serious a finding is."""
+
+    HIGH = "HIGH"
+    MEDIUM = "MEDIUM"
+    LOW = "LOW"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem a check found in a claim.
+
+    Attributes:
+        check: Name of the check.
+        type: What kind of problem (``number_not_in_evidence``...).
+        severity: HIGH, MEDIUM or LOW.
+        message: What was found.
+        suggestion: What to do about it.
+        value: The offending value as written in the claim.
+        evidence_value: The value the evidence gives instead, when one was found.
+    """
+
+    check: str
+    type: str
+    severity: Severity
+    message: str
+    suggestion: str = ""
+    value: str | None = None
+    evidence_value: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable dict."""
+        d = asdict(self)
+        d["severity"] = self.severity.value
+        return d
+
+
+@runtime_checkable
+class Check(Protocol):
+    """A deterministic rule: ``run(claim, evidence) -> list[Finding]``."""
+
+    name: str
+
+    def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
+        """Findings for ``claim`` against its evidence texts."""
+        ...
+
+
+class NumberCheck:
+    """Numbers in the claim that no evidence text gives (HIGH).
+
+    With a unit word next to the number, the evidence's value for the same unit is reported
+    as a contradiction.
+    """
+
+    name = "number"
+
+    def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
+        """Flag claim numbers missing from the evidence."""
+        ev_numbers = [n for e in evidence for n in find_numbers(e)]
+        out = []
+        for n in find_numbers(claim):
+            if number_in(n, ev_numbers):
+                continue
+            unit = _unit_after(claim, n.span[1])
+            other = next((m for e in evidence for m in find_numbers(e)
+                          if unit and _unit_after(e, m.span[1]) == unit), None) if unit else None
+            if other is not None:
+                out.append(Finding(self.name, "value_contradiction", Severity.HIGH,
+                                   f"the claim says {n.text} {unit}, the evidence "
+                                   f"{other.text} {unit}",
+                                   f"use the evidence's value: {other.text}", n.text, other.text))
+            else:
+                out.append(Finding(self.name, "number_not_in_evidence", Severity.HIGH,
+                                   f"the number {n.text!r} is not in the evidence",
+                                   "remove the number or cite a source that gives it", n.text))
+        return out
+
+
+class DateCheck:
+    """Dates in the claim that no evidence date agrees with.
+
+    MEDIUM; HIGH (a contradiction) when the evidence gives exactly one other date.
+    """
+
+    name = "date"
+
+    def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
+        """Flag claim dates missing from the evidence."""
+        ev_dates = [d for e in evidence for d in find_dates(e)]
+        out = []
+        for d in find_dates(claim):
+            if date_in(d, ev_dates):
+                continue
+            if ev_dates and len({x.key for x in ev_dates}) == 1:
+                other = ev_dates[0]
+                out.append(Finding(self.name, "value_contradiction", Severity.HIGH,
+                                   f"the claim says {d.text}, the evidence {other.text}",
+                                   f"use the evidence's date: {other.text}", d.text, other.text))
+            else:
+                out.append(Finding(self.name, "date_not_in_evidence", Severity.MEDIUM,
+                                   f"the date {d.text!r} is not in the evidence",
+                                   "check the date against a source", d.text))
+        return out
+
+
+class EntityCheck:
+    """Capitalised names in the claim that no evidence text mentions (MEDIUM)."""
+
+    name = "entity"
+
+    def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
+        """Flag names missing from the evidence (case-insensitive, word by word)."""
+        ev = " ".join(evidence).lower()
+        out = []
+        for name in find_names(claim):
+            words = [w for w in re.findall(r"[\w'’-]+", name.lower()) if len(w) > 2]
+            if words and not all(re.search(rf"\b{re.escape(w)}\b", ev) for w in words):
+                out.append(Finding(self.name, "entity_not_in_evidence", Severity.MEDIUM,
+                                   f"{name!r} is not mentioned in the evidence",
+                                   "check the name against a source", name))
+        return out
+
+
+class QuoteCheck:
+    """Quoted strings that do not appear verbatim (up to spacing and case) in the evidence."""
+
+    name = "quote"
+
+    def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
+        """Flag quotes missing from the evidence."""
+        ev = " ".join(" ".join(evidence).lower().split())
+        return [Finding(self.name, "quote_not_in_evidence", Severity.HIGH,
+                        f"the quote {q!r} is not in the evidence",
+                        "quote the source verbatim or paraphrase without quotation marks", q)
+                for q in find_quotes(claim) if " ".join(q.lower().split()) not in ev]
+
+
+@dataclass(frozen=True)
+class AllowlistRule:
+    """A domain owner's rule: a claim may mention only the allowed terms of a category.
+
+    Attributes:
+        name: Rule name (e.g. ``allowed_channels``).
+        terms: Every term of the category that the rule looks for.
+        allowed: The terms that are allowed.
+        synonyms: Other words for a term (``{"e-mail": "email"}``).
+        severity: Severity of a violation.
+        suggestion: What to tell the writer.
+
+    Example:
+        >>> rule = AllowlistRule("channels", ["email", "phone", "fax"], ["email", "phone"])
+        >>> [f.value for f in rule.run("Contact us by fax.", [])]
+        ['fax']
+    """
+
+    name: str
+    terms: Sequence[str]
+    allowed: Sequence[str]
+    synonyms: dict[str, str] = field(default_factory=dict)
+    severity: Severity = Severity.HIGH
+    suggestion: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise ValueError("an allowlist rule needs a name")
+        unknown = set(self.allowed) - set(self.terms)
+        if unknown:
+            raise ValueError(f"rule {self.name!r}: allowed terms {sorted(unknown)} are not in "
+                             "its terms")
+        object.__setattr__(self, "severity", Severity(self.severity))
+
+    def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
+        """Flag terms of the category that are not allowed."""
+        low = claim.lower()
+        words = {**{t.lower(): t for t in self.terms},
+                 **{k.lower(): v for k, v in self.synonyms.items()}}
+        out, seen = [], set()
+        for word, term in sorted(words.items(), key=lambda kv: -len(kv[0])):
+            if term in self.allowed or term in seen:
+                continue
+            if re.search(rf"(?<!\w){re.escape(word)}(?!\w)", low):
+                seen.add(term)
+                out.append(Finding(self.name, "not_allowed", self.severity,
+                                   f"{word!r} ({term}) is not allowed by rule {self.name!r}; "
+                                   f"allowed: {', '.join(self.allowed)}",
+                                   self.suggestion or f"mention only {', '.join(self.allowed)}",
+                                   word))
+        return out
+
+
+def load_rules(path: str | Path) -> list[AllowlistRule]:
+    """Read allowlist rules from a JSON (or, with PyYAML installed, YAML) file.
+
+    The file holds ``{"rules": [{"name", "terms", "allowed", "synonyms"?, "severity"?,
+    "suggestion"?}, ...]}``.
+    """
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    if path.suffix.lower() in (".yaml", ".yml"):
+        from verifier.errors import require
+
+        data = require("yaml", package="pyyaml").safe_load(text)
+    else:
+        data = json.loads(text)
+    if not isinstance(data, dict) or not isinstance(data.get("rules"), list):
+        raise ValueError(f"{str(path)!r} must hold an object with a 'rules' list")
+    rules = []
+    for i, r in enumerate(data["rules"]):
+        try:
+            rules.append(AllowlistRule(**r))
+        except TypeError as exc:
+            raise ValueError(f"{str(path)!r}: rules[{i}] is malformed: {exc}") from exc
+    return rules
+
+
+DEFAULT_CHECKS: tuple[Check, ...] = (NumberCheck(), DateCheck(), EntityCheck(), QuoteCheck())
+
+
+def run_checks(claim: str, evidence: Sequence[str],
+               checks: Sequence[Check] = DEFAULT_CHECKS) -> list[Finding]:
+    """Run every check on one claim; findings in check order."""
+    return [f for c in checks for f in c.run(claim, evidence)]
+
+
+_UNIT = re.compile(r"\s*(?:%|[a-zA-Z]+)")
+
+
+def _unit_after(text: str, pos: int) -> str | None:
+    m = _UNIT.match(text, pos)
+    if not m:
+        return None
+    word = m.group(0).strip().lower()
+    return word if word not in ("and", "or", "to", "the", "of", "in", "by", "a") else None

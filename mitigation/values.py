@@ -1,0 +1,209 @@
+"""Extract and normalise the checkable values of a text: numbers, dates, quotes, names.
+
+``"$1.2 billion"``, ``"1,200,000,000 dollars"`` and ``"1.2bn USD"`` all give the number
+1.2e9; ``"20 July 1969"``, ``"July 20, 1969"`` and ``"1969-07-20"`` give the date
+(1969, 7, 20).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_WORDS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12,
+}
+_SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9,
+          "bn": 1e9, "b": 1e9, "trillion": 1e12, "tn": 1e12}
+_MONTHS = {m: i for i, m in enumerate(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
+     "october", "november", "december"], start=1)}
+_MONTHS.update({k[:3]: v for k, v in list(_MONTHS.items())})
+_MONTHS["sept"] = 9
+
+_NUM = re.compile(
+    r"(?<![\w.])(?P<cur>[$€£])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mn|tn|k|m|b)\b)?"
+    r"(?P<pct>\s?%|\s?percent\b)?", re.I)
+_WORDNUM = re.compile(
+    r"\b(?P<w>(?:" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")(?:[\s-](?:"
+    + "|".join(sorted(_WORDS, key=len, reverse=True)) + r"))*)"
+    r"(?:\s(?P<scale>thousand|million|billion|trillion))?\b", re.I)
+_MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_DATE_DMY = re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{_MONTH_RE})\.?,?"
+                       rf"\s+(?P<y>\d{{4}})\b", re.I)
+_DATE_MDY = re.compile(rf"\b(?P<m>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s+"
+                       rf"(?P<y>\d{{4}})\b", re.I)
+_DATE_ISO = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b")
+_MONTH_YEAR = re.compile(rf"\b(?P<m>{_MONTH_RE})\.?\s+(?P<y>\d{{4}})\b", re.I)
+_YEAR = re.compile(r"\b(?P<y>1[0-9]\d\d|20\d\d)\b")
+_QUOTE = re.compile(r"[\"“]([^\"”]{3,})[\"”]")
+_NAME = re.compile(r"\b(?:[A-Z][\w'’-]*(?:\s+(?:of|de|da|von|van|the|and)\s+|\s+)?)*[A-Z][\w'’-]*")
+_FUNCTION_WORDS = {"The", "A", "An", "It", "He", "She", "They", "This", "That", "These",
+                   "Those", "In", "On", "At", "By", "For", "From", "With", "And", "But", "Or",
+                   "As", "Its", "His", "Her", "Their", "There", "Here", "We", "I", "You",
+                   "However", "Also", "After", "Before", "When", "While", "Since", "If"}
+
+
+@dataclass(frozen=True)
+class Number:
+    """A normalised number found in a text."""
+
+    value: float
+    text: str
+    span: tuple[int, int]
+    percent: bool = False
+    currency: str | None = None
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
+
+
+def _words_value(words: str) -> float | None:
+    total, current = 0.0, 0.0
+    for w in re.split(r"[\s-]+", words.lower()):
+        v = _WORDS.get(w)
+        if v is None:
+            return None
+        if v == 100:
+            current = max(current, 1) * 100
+        else:
+            current += v
+    total += current
+    return total
+
+
+def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
+    """Numbers in ``text``, normalised (scale words, thousands separators, number words).
+
+    Years (1000-2099 standing alone) are left to :func:`find_dates` when ``skip_years``.
+
+    Example:
+        >>> [n.value for n in find_numbers("It cost $1.2 billion, or 1,200,000,000 dollars.")]
+        [1200000000.0, 1200000000.0]
+    """
+    out: list[Number] = []
+    date_spans = [d.span for d in find_dates(text)] if skip_years else []
+    for m in _NUM.finditer(text):
+        raw = m.group("num")
+        value = float(raw.replace(",", ""))
+        scale = (m.group("scale") or "").lower()
+        if scale in ("m", "b", "k") and not m.group("cur"):
+            scale = "" if scale != "k" else scale  # "5 m" is metres, not millions
+        if scale:
+            value *= _SCALE[scale]
+        s, e = m.span()
+        if skip_years and any(ds <= s and e <= de for ds, de in date_spans):
+            continue
+        if skip_years and not scale and not m.group("cur") and not m.group("pct") and \
+                _YEAR.fullmatch(raw):
+            continue
+        out.append(Number(value, m.group(0).strip(), (s, e), bool(m.group("pct")),
+                          m.group("cur")))
+    for m in _WORDNUM.finditer(text):
+        v = _words_value(m.group("w"))
+        if v is None:
+            continue
+        if m.group("scale"):
+            v *= _SCALE[m.group("scale").lower()]
+        if v == 1 and not m.group("scale"):
+            continue  # "one" is mostly a pronoun
+        out.append(Number(v, m.group(0), m.span()))
+    return sorted(out, key=lambda n: n.span)
+
+
+@dataclass(frozen=True)
+class Date:
+    """A normalised date: ``(year, month or None, day or None)``."""
+
+    year: int
+    month: int | None
+    day: int | None
+    text: str
+    span: tuple[int, int]
+
+    @property
+    def key(self) -> tuple[int, int | None, int | None]:
+        """``(year, month, day)``."""
+        return (self.year, self.month, self.day)
+
+
+def find_dates(text: str) -> list[Date]:
+    """Dates in ``text`` (full dates in three formats, month + year, bare years).
+
+    Example:
+        >>> [d.key for d in find_dates("Landed on July 20, 1969; left in 1970.")]
+        [(1969, 7, 20), (1970, None, None)]
+    """
+    found: list[Date] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(span: tuple[int, int]) -> bool:
+        return all(span[1] <= s or span[0] >= e for s, e in taken)
+
+    for rx in (_DATE_ISO, _DATE_DMY, _DATE_MDY):
+        for m in rx.finditer(text):
+            if not free(m.span()):
+                continue
+            mon = m.group("m")
+            month = int(mon) if mon.isdigit() else _MONTHS[mon.lower().rstrip(".")]
+            found.append(Date(int(m.group("y")), month, int(m.group("d")), m.group(0), m.span()))
+            taken.append(m.span())
+    for m in _MONTH_YEAR.finditer(text):
+        if free(m.span()):
+            found.append(Date(int(m.group("y")), _MONTHS[m.group("m").lower().rstrip(".")], None,
+                              m.group(0), m.span()))
+            taken.append(m.span())
+    for m in _YEAR.finditer(text):
+        if free(m.span()) and not re.match(r"[.,]?\d", text[m.end():m.end() + 2]):
+            found.append(Date(int(m.group("y")), None, None, m.group(0), m.span()))
+            taken.append(m.span())
+    return sorted(found, key=lambda d: d.span)
+
+
+def find_quotes(text: str) -> list[str]:
+    """Quoted strings (straight or curly double quotes, 3+ characters)."""
+    return [m.group(1) for m in _QUOTE.finditer(text)]
+
+
+def find_names(text: str) -> list[str]:
+    """Capitalised name phrases, without sentence-initial function words.
+
+    Example:
+        >>> find_names("The Eiffel Tower is in Paris.")
+        ['Eiffel Tower', 'Paris']
+    """
+    out = []
+    for m in _NAME.finditer(text):
+        words = m.group(0).split()
+        while words and words[0] in _FUNCTION_WORDS:
+            words = words[1:]
+        if words:
+            out.append(" ".join(words))
+    return out
+
+
+def number_in(n: Number, numbers: list[Number]) -> bool:
+    """Whether ``n``'s value is among ``numbers`` (tolerant to float rounding)."""
+    return any(_close(n.value, m.value) for m in numbers)
+
+
+def date_in(d: Date, dates: list[Date]) -> bool:
+    """Whether ``d`` agrees with a date in ``dates``.
+
+    A year matches a full date of that year; month and day must match where both give them.
+    """
+    for o in dates:
+        if o.year != d.year:
+            continue
+        if d.month is not None and o.month is not None and d.month != o.month:
+            continue
+        if d.day is not None and o.day is not None and d.day != o.day:
+            continue
+        return True
+    return False

@@ -1,0 +1,179 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mitigation.checks import (
+    AllowlistRule,
+    DateCheck,
+    EntityCheck,
+    NumberCheck,
+    QuoteCheck,
+    Severity,
+    load_rules,
+)
+from mitigation.mitigator import Mitigator, correct_claim
+from mitigation.values import find_dates, find_numbers
+from verifier.types import Claim, ClaimType, ClaimVerdict, Evidence, Status
+
+DRAFT = ("The Eiffel Tower was built in 1889. It is 300 metres tall. It is in Paris and it was "
+         "designed by Pablo Picasso. I think it is lovely. The tower has a famous restaurant.")
+E_BUILT = Evidence("It was constructed from 1887 to 1889.", "wiki/eiffel", (10, 47))
+E_TALL = Evidence("The tower is 330 metres tall.", "wiki/eiffel", (50, 79))
+E_NAME = Evidence("It is named after the engineer Gustave Eiffel.", "wiki/eiffel2", (0, 46))
+E_PARIS = Evidence("The Eiffel Tower is in Paris, France.", "wiki/paris", (0, 37))
+
+
+def _v(text_in_draft: str, claim: str, status: Status, *ev: Evidence,
+       verifiable: bool = True) -> ClaimVerdict:
+    s = DRAFT.index(text_in_draft)
+    ctype = ClaimType.FACT if verifiable else ClaimType.OPINION
+    return ClaimVerdict(Claim(claim, (s, s + len(text_in_draft)), ctype, verifiable), status,
+                        evidence=ev)
+
+
+VERDICTS = [
+    _v("The Eiffel Tower was built in 1889.", "The Eiffel Tower was built in 1889.",
+       Status.SUPPORTED, E_BUILT),
+    _v("It is 300 metres tall.", "The Eiffel Tower is 300 metres tall.", Status.CONTRADICTORY,
+       E_TALL),
+    _v("It is in Paris", "The Eiffel Tower is in Paris.", Status.SUPPORTED, E_PARIS),
+    _v("it was designed by Pablo Picasso.", "The Eiffel Tower was designed by Pablo Picasso.",
+       Status.CONTRADICTORY, E_NAME),
+    _v("I think it is lovely.", "I think it is lovely.", Status.INSUFFICIENT_INFO,
+       verifiable=False),
+    _v("The tower has a famous restaurant.", "The tower has a famous restaurant.",
+       Status.INSUFFICIENT_INFO, E_PARIS),
+]
+
+
+def test_mitigation_balanced_rule_paths() -> None:
+    ans = Mitigator("balanced").mitigate(DRAFT, VERDICTS)
+    assert [e.action for e in ans.edits] == ["cited", "corrected", "cited", "warned", "kept",
+                                             "hedged"]
+    assert ans.body == (
+        "The Eiffel Tower was built in 1889 [1]. It is 330 metres tall [1]. It is in Paris [2]. "
+        "Note: a statement that the sources contradict was removed (“The Eiffel Tower was "
+        "designed by Pablo Picasso”). I think it is lovely. It is suggested that the tower has "
+        "a famous restaurant, but this could not be verified.")
+    assert ans.text.endswith("[2] wiki/paris: “The Eiffel Tower is in Paris, France.”")
+    assert [r.source_id for r in ans.references] == ["wiki/eiffel", "wiki/paris"]
+
+
+def test_mitigation_strict_removes_contradicted_and_unverified() -> None:
+    ans = Mitigator("strict").mitigate(DRAFT, VERDICTS)
+    assert ans.body == ("The Eiffel Tower was built in 1889 [1]. It is in Paris [2]. "
+                        "I think it is lovely.")
+    assert [e.action for e in ans.edits].count("removed") == 3
+
+
+def test_mitigation_untouched_text_is_byte_for_byte() -> None:
+    draft = "Intro  line:\n\tPlain text stays.  The tower has a restaurant.\n\nTail  \u00e9 ."
+    s = draft.index("The tower")
+    v = ClaimVerdict(Claim("The tower has a restaurant.", (s, s + 27)), Status.INSUFFICIENT_INFO)
+    ans = Mitigator("balanced").mitigate(draft, [v])
+    assert ans.body.startswith(draft[:s])
+    assert ans.body.endswith(draft[s + 27:])
+    assert Mitigator().mitigate(draft, []).body == draft
+
+
+def test_mitigation_citations_dedupe_and_cap() -> None:
+    sentences = [f"Fact number {i} is true." for i in range(25)]
+    draft = " ".join(sentences)
+    verdicts, pos = [], 0
+    for i, s in enumerate(sentences):
+        start = draft.index(s, pos)
+        pos = start + len(s)
+        src = f"src{i // 1}" if i != 3 else "src0"  # claim 3 reuses source 0
+        verdicts.append(ClaimVerdict(Claim(s, (start, pos)), Status.SUPPORTED,
+                                     evidence=(Evidence(s, src),)))
+    ans = Mitigator(max_citations=20).mitigate(draft, verdicts)
+    assert len(ans.references) == 20
+    assert ans.body.startswith("Fact number 0 is true [1]. Fact number 1 is true [2]. "
+                               "Fact number 2 is true [3]. Fact number 3 is true [1].")
+    assert [e.action for e in ans.edits].count("kept") == 25 - 21  # 24 sources, 20 numbered
+    with pytest.raises(ValueError, match="strictness must be"):
+        Mitigator("medium")  # type: ignore[arg-type]
+
+
+def test_mitigation_overlapping_spans_error() -> None:
+    a = ClaimVerdict(Claim("x y", (0, 5)), Status.SUPPORTED)
+    b = ClaimVerdict(Claim("y z", (3, 8)), Status.SUPPORTED)
+    with pytest.raises(ValueError, match="overlapping claim spans"):
+        Mitigator().mitigate("abcdefghij", [a, b])
+
+
+def test_mitigation_correction_by_alignment_and_scores() -> None:
+    fixed = correct_claim("The tower was designed by Pablo Picasso.",
+                          ["The tower was designed by Gustave Eiffel."])
+    assert fixed is not None and fixed[0] == "The tower was designed by Gustave Eiffel."
+    assert correct_claim("The tower is red.", ["Bananas are yellow."]) is None
+    ans = Mitigator().mitigate(DRAFT, VERDICTS)
+    # verifiable: 5 claims; 2 supported, 2 contradicted, 1 insufficient
+    assert ans.grounding_score == 0.0 and ans.hallucination_score == 0.5
+    report = json.loads(json.dumps(ans.to_dict()))
+    assert report["schema_version"] == "1" and len(report["edits"]) == 6
+    assert "| 2 | The Eiffel Tower is 300 metres tall. | Contradictory | corrected |" in \
+        ans.to_markdown()
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "types"),
+    [
+        ("It cost $1.2 billion.", "The cost was 1,200,000,000 dollars.", []),
+        ("It cost $1.2 billion.", "The cost was 1.2bn USD.", []),
+        ("About two million people live there.", "Population: 2,000,000.", []),
+        ("It is 300 metres tall.", "The tower is 330 metres tall.", ["value_contradiction"]),
+        ("It has 12 floors.", "It is tall.", ["number_not_in_evidence"]),
+        ("Growth was 45%.", "Growth was 45 percent.", []),
+    ],
+)
+def test_mitigation_number_check(claim, evidence, types) -> None:
+    assert [f.type for f in NumberCheck().run(claim, [evidence])] == types
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "types"),
+    [
+        ("They landed on July 20, 1969.", "The landing was on 20 July 1969.", []),
+        ("They landed in 1969.", "The landing was on 1969-07-20.", []),
+        ("They landed on 21 July 1969.", "The landing was on 20 July 1969.",
+         ["value_contradiction"]),
+        ("It opened in 1793.", "It opened long ago, in 1790 or 1791.", ["date_not_in_evidence"]),
+    ],
+)
+def test_mitigation_date_check(claim, evidence, types) -> None:
+    assert [f.type for f in DateCheck().run(claim, [evidence])] == types
+
+
+def test_mitigation_entity_and_quote_checks() -> None:
+    assert EntityCheck().run("Gustave Eiffel built it.", ["The engineer gustave eiffel."]) == []
+    f = EntityCheck().run("Pablo Picasso built it.", ["Gustave Eiffel built it."])
+    assert [x.value for x in f] == ["Pablo Picasso"] and f[0].severity == Severity.MEDIUM
+    assert QuoteCheck().run('He said "we shall fight".', ["he said: We  shall fight."]) == []
+    assert QuoteCheck().run('He said "we shall win".', ["we shall fight"])[0].severity == \
+        Severity.HIGH
+
+
+def test_mitigation_allowlist_rules_from_json(tmp_path) -> None:
+    path = tmp_path / "rules.json"
+    path.write_text(json.dumps({"rules": [{
+        "name": "allowed_channels", "terms": ["email", "phone", "fax", "chat"],
+        "allowed": ["email", "phone"], "synonyms": {"e-mail": "email", "live chat": "chat"},
+        "severity": "HIGH"}]}))
+    (rule,) = load_rules(path)
+    assert rule.run("Write an e-mail or call our phone line.", []) == []
+    found = rule.run("Reach us by live chat or fax.", [])
+    assert sorted(f.value for f in found) == ["fax", "live chat"]
+    with pytest.raises(ValueError, match="not in its terms"):
+        AllowlistRule("r", ["a"], ["b"])
+    (tmp_path / "bad.json").write_text('{"rules": [{"name": "x"}]}')
+    with pytest.raises(ValueError, match=r"rules\[0\] is malformed"):
+        load_rules(tmp_path / "bad.json")
+
+
+def test_mitigation_values_normalise() -> None:
+    assert [n.value for n in find_numbers("$1.2 billion and 1,200,000,000")] == [1.2e9, 1.2e9]
+    assert [d.key for d in find_dates("20 July 1969, July 20, 1969 and 1969-07-20")] == [
+        (1969, 7, 20)] * 3
