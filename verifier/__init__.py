@@ -21,6 +21,8 @@ _LAZY = {
     "Generation": "verifier.types",
     "Status": "verifier.types",
     "NLIDetector": "verifier.nli",
+    "Verifier": "verifier.verify",
+    "Report": "verifier.verify",
     "VerifierError": "verifier.errors",
     "ConfigurationError": "verifier.errors",
     "ModelLoadError": "verifier.errors",

@@ -1,8 +1,8 @@
 """``make demo``: the main job on the embedded defaults, offline.
 
 Indexes the bundled corpus, asks a question, prints the draft, its claims and each claim's
-evidence (source id + character span), and the embedded NLI model's scores for each claim
-against its best evidence sentence.
+evidence (source id + character span), verifies each claim (embedded NLI model + deterministic
+checks) and prints the mitigated answer with citations and references.
 """
 
 from __future__ import annotations
@@ -26,11 +26,13 @@ def corpus_path() -> Path:
 def run_demo(question: str | None = None, *, out: IO[str] = sys.stdout,
              max_new_tokens: int = 96) -> dict[str, Any]:
     """Run the demo and return its result as a JSON-serialisable dict."""
+    from mitigation.mitigator import Mitigator
     from rag.generation import HFGenerator
     from rag.pipeline import RAGPipeline
     from rag.retrieval import HybridRetriever
     from verifier.cli_rag import _print_result, load_documents
     from verifier.nli import NLIDetector
+    from verifier.verify import Verifier
 
     question = question or DEFAULT_QUESTION
     t0 = time.perf_counter()
@@ -42,24 +44,22 @@ def run_demo(question: str | None = None, *, out: IO[str] = sys.stdout,
     pipe = RAGPipeline(retriever, HFGenerator(max_new_tokens=max_new_tokens), top_k=4)
     res = pipe.run(question)
     _print_result(res, out)
-    detector = NLIDetector()
-    pairs = [(ce.evidence[0].content, ce.claim.text) for ce in res.claims if ce.evidence]
-    probs = detector.predict(pairs) if pairs else []
-    print("\nNLI on each claim vs its best evidence (embedded nli-minilm-l6; "
-          "entailment / neutral / contradiction):", file=out)
-    k = 0
-    nli_rows = []
-    for i, ce in enumerate(res.claims, start=1):
-        if not ce.evidence:
-            print(f"  {i}. no evidence found", file=out)
-            continue
-        e, n, c = (float(x) for x in probs[k])
-        k += 1
-        nli_rows.append({"claim": ce.claim.text, "entailment": e, "neutral": n,
-                         "contradiction": c})
-        print(f"  {i}. {e:.2f} / {n:.2f} / {c:.2f}  {ce.claim.text}", file=out)
+    verifier = Verifier(NLIDetector(), decomposer=pipe.decomposer, pairer=pipe.pairer)
+    verdicts = verifier.verify_claims(res.claims)
+    print("\nVerification (embedded nli-minilm-l6 + deterministic checks):", file=out)
+    for i, v in enumerate(verdicts, start=1):
+        p = v.probabilities
+        print(f"  {i}. {v.status.value:17s} (supported {p.get('Supported', 0):.2f}, "
+              f"contradicted {p.get('Contradictory', 0):.2f})  {v.claim.text}", file=out)
+    answer = Mitigator("balanced").mitigate(res.draft.text, verdicts,
+                                            documents=retriever.documents)
+    print("\nFinal answer (balanced mitigation):\n", file=out)
+    print(answer.text, file=out)
+    print(f"\nGrounding score {answer.grounding_score:.2f}, hallucination score "
+          f"{answer.hallucination_score:.2f}", file=out)
     print(f"\nStage timings (s): {res.timings}", file=out)
-    return {**res.to_dict(), "nli": nli_rows}
+    return {**res.to_dict(), "verdicts": [v.to_dict() for v in verdicts],
+            "answer": answer.to_dict()}
 
 
 def main(argv: list[str] | None = None) -> int:

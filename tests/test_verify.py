@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_pairing import HashEncoder
+
+from rag.decompose import SpacyDecomposer
+from rag.pairing import EvidencePairer
+from verifier import Verifier
+from verifier.types import Claim, Evidence, Status
+
+
+class KeywordNLI:
+    """Fake detector: the claim's last word in the premise entails ('not' there contradicts)."""
+
+    labels = ("entailment", "neutral", "contradiction")
+
+    def __init__(self):
+        self.calls = 0
+
+    def predict(self, pairs):
+        self.calls += 1
+        out = []
+        for prem, hyp in pairs:
+            last = hyp.strip(". ").split()[-1].lower()
+            if " not " in f" {prem.lower()} " and last in prem.lower():
+                out.append([0.05, 0.05, 0.9])
+            elif last in prem.lower():
+                out.append([0.9, 0.05, 0.05])
+            else:
+                out.append([0.1, 0.8, 0.1])
+        return np.array(out, dtype=np.float32)
+
+
+def _verifier(**kw):
+    return Verifier(KeywordNLI(), decomposer=SpacyDecomposer(model="not_installed"),
+                    pairer=EvidencePairer(encoder=HashEncoder(), top_k=2), **kw)
+
+
+def test_verify_statuses_and_evidence_spans() -> None:
+    ev = [Evidence("Paris is in France. Berlin is not in Spain.", "doc", (0, 43))]
+    rep = _verifier().verify("Paris is in France. Berlin is in Spain. Rome has pasta.",
+                             evidence=ev)
+    assert [v.status for v in rep.verdicts] == [Status.SUPPORTED, Status.CONTRADICTORY,
+                                                Status.INSUFFICIENT_INFO]
+    top = rep.verdicts[0].evidence[0]
+    assert top.content == "Paris is in France." and top.span == (0, 19)
+    probs = rep.verdicts[0].probabilities
+    assert abs(sum(probs.values()) - 1) < 1e-5
+    assert set(rep.timings) >= {"decompose", "pair", "nli", "checks"}
+    assert rep.counts() == {"Supported": 1, "Contradictory": 1, "Insufficient_Info": 1}
+
+
+def test_verify_pairs_and_errors() -> None:
+    v = _verifier()
+    out = v.verify_pairs(["Paris is in France.", Claim("Rome has pasta.")],
+                         ["France has Paris as capital: France.", ["a", "b"]])
+    assert [x.status for x in out] == [Status.SUPPORTED, Status.INSUFFICIENT_INFO]
+    with pytest.raises(ValueError, match="claims has 1 items but evidences has 2"):
+        v.verify_pairs(["x"], ["a", "b"])
+    with pytest.raises(ValueError, match="exactly one of evidence= or retriever="):
+        v.verify("Paris is in France.")
+    with pytest.raises(ValueError, match="support_threshold must be in"):
+        Verifier(KeywordNLI(), support_threshold=0)
+
+
+def test_verify_with_retriever() -> None:
+    from rag.retrieval import BM25Retriever
+    from verifier.types import Passage
+
+    r = BM25Retriever().index([Passage("Paris is in France.", "p"),
+                               Passage("Cats are mammals.", "c")])
+    rep = _verifier().verify("Paris is in France.", retriever=r)
+    assert rep.verdicts[0].status == Status.SUPPORTED
+    assert rep.verdicts[0].evidence[0].source_id == "p"
+
+
+def test_verify_verbatim_claim_is_supported_whatever_the_model_says() -> None:
+    class Contrarian(KeywordNLI):
+        def predict(self, pairs):
+            return np.array([[0.1, 0.1, 0.8]] * len(pairs), dtype=np.float32)
+
+    v = Verifier(Contrarian(), decomposer=SpacyDecomposer(model="not_installed"),
+                 pairer=EvidencePairer(encoder=HashEncoder(), top_k=2))
+    out = v.verify_pairs(["The tower is 330 metres tall."],
+                         ["Built in 1889. The Tower is 330 metres  tall. It is iron."])
+    assert out[0].status == Status.SUPPORTED and out[0].scores["match.exact"] == 1.0
+    assert abs(sum(out[0].probabilities.values()) - 1) < 1e-6
