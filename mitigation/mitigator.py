@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mitigation.checks import DEFAULT_CHECKS, Check, Finding, Severity, run_checks
-from mitigation.values import find_names
+from mitigation.values import _FUNCTION_WORDS, find_names
 from verifier.text import trimmed_sentence_spans
-from verifier.types import ClaimVerdict, Status
+from verifier.types import ClaimVerdict, Evidence, Status
 
 Strictness = Literal["lenient", "balanced", "strict"]
 Action = Literal["cited", "kept", "corrected", "warned", "hedged", "removed"]
@@ -49,12 +49,14 @@ class Edit:
     span: tuple[int, int]
     replacement: str | None = None
     findings: tuple[Finding, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable dict."""
         return {"claim": self.claim, "status": self.status.value, "action": self.action,
                 "reason": self.reason, "span": list(self.span), "replacement": self.replacement,
-                "findings": [f.to_dict() for f in self.findings]}
+                "findings": [f.to_dict() for f in self.findings],
+                "evidence": [e.to_dict() for e in self.evidence]}
 
 
 @dataclass(frozen=True)
@@ -106,6 +108,12 @@ class MitigatedAnswer:
                 "hallucination_score": self.hallucination_score,
                 "references": [r.to_dict() for r in self.references],
                 "edits": [e.to_dict() for e in self.edits], **self.extra}
+
+    def to_html(self) -> str:
+        """A self-contained HTML page (see :func:`mitigation.report.to_html`)."""
+        from mitigation.report import to_html
+
+        return to_html(self)
 
     def to_markdown(self) -> str:
         """A Markdown report: answer, scores, references, edits."""
@@ -176,7 +184,13 @@ def correct_claim(text: str, evidence: Sequence[str], findings: Sequence[Finding
         if i2 - i1 > 4 or j2 - j1 > 4:
             continue
         old = [ctoks[i][0] for i in range(i1, i2)]
-        if not any(w[:1].isupper() or any(ch.isdigit() for ch in w) for w in old):
+        new_words = etoks[j1:j2]
+
+        def valued(ws: list[str]) -> bool:  # holds a name or a number, not just a pronoun
+            return any((w[:1].isupper() and w.strip(".,") not in _FUNCTION_WORDS)
+                       or any(ch.isdigit() for ch in w) for w in ws)
+
+        if not (valued(old) and valued(new_words)):
             continue
         start, end = ctoks[i1][1][0], ctoks[i2 - 1][1][1]
         trail = re.search(r"[.,]+$", text[start:end])
@@ -375,7 +389,7 @@ class Mitigator:
                         new = sentence_text(v.claim.text)
                         appended.append(new)
             edits[i] = Edit(v.claim.text, v.status, action, reason, v.claim.span,
-                            new if action != "removed" else None, findings)
+                            new if action != "removed" else None, findings, v.evidence[:3])
         return _apply(sentence, pieces), appended
 
 

@@ -89,3 +89,22 @@ def test_cli_index_then_ask_with_own_draft(tmp_path, tiny_embedding_model, capsy
     assert claim["claim"]["text"] == "Paris is the capital of France."
     best = claim["evidence"][0]
     assert best["source_id"] == "paris" and best["span"] == [0, 31]
+
+
+@pytest.mark.slow
+def test_cli_verify_writes_html_and_json(tmp_path, capsys) -> None:
+    from verifier.demo import corpus_path
+
+    draft = tmp_path / "draft.txt"
+    draft.write_text("The Eiffel Tower was constructed from 1887 to 1889. "
+                     "Marie Curie was born in Warsaw in 1867.")
+    out = tmp_path / "r.html"
+    assert main(["verify", "--draft", str(draft), "--docs", str(corpus_path()), "--format",
+                 "html", "--out", str(out)]) == 0
+    page = out.read_text()
+    assert page.count('class="claim supported"') >= 2
+    assert main(["verify", "--draft", str(draft), "--docs", str(corpus_path())]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["schema_version"] == "1" and [e["status"] for e in rep["edits"]] == [
+        "Supported", "Supported"]
+    assert {r["source_id"] for r in rep["references"]} == {"eiffel-tower", "marie-curie"}

@@ -109,6 +109,40 @@ def _cmd_decompose(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from mitigation.mitigator import Mitigator
+    from rag.retrieval import HybridRetriever
+    from verifier.verify import Verifier
+
+    if (args.docs is None) == (args.index is None):
+        raise ValueError("give exactly one of --docs or --index")
+    draft = sys.stdin.read() if args.draft == "-" else Path(args.draft).read_text(
+        encoding="utf-8")
+    if not draft.strip():
+        raise ValueError(f"the draft {args.draft!r} is empty")
+    if args.index is not None:
+        retriever = HybridRetriever.load(args.index, device=args.device)
+    else:
+        retriever = HybridRetriever(device=args.device).index(load_documents(args.docs))
+    report = Verifier().verify(draft, retriever=retriever, question=args.question,
+                               top_k=args.top_k)
+    answer = Mitigator(args.strictness).mitigate(draft, report.verdicts,
+                                                 documents=retriever.documents)
+    if args.format == "json":
+        text = json.dumps({**answer.to_dict(), "timings": report.timings}, indent=2,
+                          ensure_ascii=False) + "\n"
+    elif args.format == "md":
+        text = answer.to_markdown()
+    else:
+        text = answer.to_html()
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"wrote {args.out}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def add_subparsers(sub: argparse._SubParsersAction) -> None:
     """Register ``index``, ``ask`` and ``decompose``."""
     p = sub.add_parser("index", help="index documents (folder of .txt/.md, or .jsonl)")
@@ -132,6 +166,20 @@ def add_subparsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_ask)
+
+    p = sub.add_parser("verify", help="verify a draft against documents and rewrite it "
+                       "(citations, corrections, hedges)")
+    p.add_argument("--draft", required=True, help="draft file, or - for stdin")
+    p.add_argument("--docs", type=Path, help="folder of .txt/.md or a .jsonl of documents")
+    p.add_argument("--index", type=Path, help="an index written by `verifier index`")
+    p.add_argument("--question")
+    p.add_argument("--strictness", choices=("lenient", "balanced", "strict"),
+                   default="balanced")
+    p.add_argument("--format", choices=("json", "md", "html"), default="json")
+    p.add_argument("--out", type=Path)
+    p.add_argument("--top-k", type=int, default=5)
+    p.add_argument("--device")
+    p.set_defaults(func=_cmd_verify)
 
     p = sub.add_parser("decompose", help="split text (or - for stdin) into atomic claims")
     p.add_argument("text")

@@ -45,7 +45,7 @@ def run_demo(question: str | None = None, *, out: IO[str] = sys.stdout,
     res = pipe.run(question)
     _print_result(res, out)
     verifier = Verifier(NLIDetector(), decomposer=pipe.decomposer, pairer=pipe.pairer)
-    verdicts = verifier.verify_claims(res.claims)
+    verdicts = verifier.verify_claims(res.claims, passages=res.passages)
     print("\nVerification (embedded nli-minilm-l6 + deterministic checks):", file=out)
     for i, v in enumerate(verdicts, start=1):
         p = v.probabilities

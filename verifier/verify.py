@@ -45,6 +45,17 @@ class Report:
         return {s.value: sum(v.status == s for v in self.verdicts) for s in Status}
 
 
+def _context(ev: Evidence, passages: Sequence[Evidence] | None) -> str:
+    """The passage that holds ``ev`` (smallest one), or ``ev`` itself."""
+    best = None
+    for p in passages or ():
+        if p.source_id == ev.source_id and p.span[0] <= ev.span[0] and ev.span[1] <= p.span[1] \
+                and p.span != (0, 0):
+            if best is None or p.span[1] - p.span[0] < best.span[1] - best.span[0]:
+                best = p
+    return best.content if best is not None else ev.content
+
+
 def _norm(text: str) -> str:
     return " ".join(text.lower().split()).rstrip(".!? ")
 
@@ -159,18 +170,29 @@ class Verifier:
         t0 = time.perf_counter()
         paired = self.pairer.pair(claims, passages)
         t["pair"] = time.perf_counter() - t0
-        verdicts = self.verify_claims(paired, timings=t)
+        verdicts = self.verify_claims(paired, passages=passages, timings=t)
         return Report(draft, tuple(verdicts), {k: round(v, 4) for k, v in t.items()})
 
     def verify_claims(self, paired: Sequence[ClaimEvidence], *,
+                      passages: Sequence[Evidence] | None = None,
                       timings: dict[str, float] | None = None) -> list[ClaimVerdict]:
-        """Verdicts for claims already paired with their evidence (best first)."""
+        """Verdicts for claims already paired with their evidence sentences (best first).
+
+        Args:
+            paired: Claims with their evidence sentences.
+            passages: The passages the sentences were taken from. When given, the NLI model
+                reads each sentence inside its passage (so "It was built in 1889" keeps what
+                "It" is); the verdict still points at the sentence's span.
+            timings: A dict to add ``nli`` and ``checks`` seconds to.
+        """
         from mitigation.checks import run_checks
 
         t0 = time.perf_counter()
         units = [(ci, ev) for ci, ce in enumerate(paired)
                  for ev in ce.evidence[: self.top_k_evidence]]
-        probs = self.nli.predict([(ev.content, paired[ci].claim.text) for ci, ev in units]) \
+        premises = [_context(ev, passages) for _, ev in units]
+        probs = self.nli.predict([(prem, paired[ci].claim.text) for prem, (ci, _) in
+                                  zip(premises, units, strict=True)]) \
             if units else np.zeros((0, 3), dtype=np.float32)
         if timings is not None:
             timings["nli"] = time.perf_counter() - t0
