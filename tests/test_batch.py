@@ -201,3 +201,17 @@ def test_batch_field_mapping_list_evidence(tmp_path) -> None:
     run_eval(EvalConfig([src], tmp_path / "o", fields=FieldMap("c", "e1,e2", "l", None),
                         scheme="supported-not", plots=False), scorer=scorer)
     assert seen == [("a b c", "x")]
+
+
+def test_batch_ensemble_mode_records_detector_scores(tmp_path, tiny_nli_model) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(g) + "\n" for g in GOOD) + json.dumps(
+        {"claim": "paris is big .", "evidence": "paris is big .", "label": "SUPPORTS"}) + "\n")
+    run_eval(EvalConfig([src], tmp_path / "o", mode="ensemble", model=str(tiny_nli_model),
+                        device="cpu", dtype="float32", plots=False))
+    preds = [json.loads(x) for x in (tmp_path / "o/predictions.jsonl").read_text().splitlines()]
+    assert len(preds) == 4
+    assert {"nli.entailment", "checks.findings", "match.exact"} <= set(preds[0]["scores"])
+    assert preds[3]["scores"]["match.exact"] == 1.0 and preds[3]["predicted"] == "SUPPORTS"
+    with pytest.raises(ValueError, match="local engine only"):
+        EvalConfig([src], tmp_path / "p", mode="ensemble", engine="ray")

@@ -385,9 +385,8 @@ class EvalConfig:
             raise ValueError(f"scheme must be one of {SCHEMES}, got {self.scheme!r}")
         if self.mode not in ("nli", "ensemble"):
             raise ValueError(f"mode must be 'nli' or 'ensemble', got {self.mode!r}")
-        if self.mode == "ensemble":
-            raise ValueError("mode 'ensemble' needs the verifier module, which is not built yet; "
-                             "use mode 'nli'")
+        if self.mode == "ensemble" and self.engine == "ray":
+            raise ValueError("mode 'ensemble' runs on the local engine only, got engine 'ray'")
         if self.engine not in ("local", "ray"):
             raise ValueError(f"engine must be 'local' or 'ray', got {self.engine!r}")
         if self.batch_size != "auto" and (not isinstance(self.batch_size, int)
@@ -445,15 +444,22 @@ class _LocalScorer:
                                     dtype=cfg.dtype, **({} if self.auto else {"batch_size": bs}))
         if self.auto:
             self.detector.batch_size = 512 if str(self._device()).startswith("cuda") else 64
+        self.verifier = None
+        if cfg.mode == "ensemble":
+            from verifier.verify import Verifier
+
+            self.verifier = Verifier(self.detector)
 
     def _device(self) -> str:
         from verifier.embedded import resolve_device
 
         return resolve_device(self.device)
 
-    def __call__(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+    def __call__(self, pairs: list[tuple[str, str]]) -> np.ndarray | tuple:
         while True:
             try:
+                if self.verifier is not None:
+                    return self._ensemble(pairs)
                 return self.detector.predict(pairs)
             except RuntimeError as exc:  # torch.cuda.OutOfMemoryError subclasses RuntimeError
                 if "out of memory" not in str(exc).lower() or self.detector.batch_size <= 1:
@@ -463,6 +469,18 @@ class _LocalScorer:
                 torch.cuda.empty_cache()
                 self.detector.batch_size = max(1, self.detector.batch_size // 2)
                 logger.warning("out of memory: batch size halved to %d", self.detector.batch_size)
+
+
+    def _ensemble(self, pairs: list[tuple[str, str]]) -> tuple[np.ndarray, list[dict]]:
+        """Full verifier on pre-paired input, with each verdict's per-detector scores.
+
+        Rows (e, n, c) are the (Supported, Insufficient_Info, Contradictory) probabilities.
+        """
+        assert self.verifier is not None
+        verdicts = self.verifier.verify_pairs([h for _, h in pairs], [p for p, _ in pairs])
+        rows = np.array([[v.probabilities["Supported"], v.probabilities["Insufficient_Info"],
+                          v.probabilities["Contradictory"]] for v in verdicts])
+        return rows, [dict(v.scores) for v in verdicts]
 
 
 def _chunks(rows: Iterator[RawRow], size: int) -> Iterator[list[RawRow]]:
@@ -569,21 +587,29 @@ def _run_chunks(cfg: EvalConfig, scorer: Any, state: dict[str, Any], state_path:
                 metas.append((r, rid, gold))
             if pairs:
                 t0 = time.perf_counter()
-                nli = np.asarray(scorer(pairs), dtype=np.float64)
+                result = scorer(pairs)
+                extra: list[dict] | None = None
+                if isinstance(result, tuple):  # (probabilities, per-detector scores)
+                    result, extra = result
+                nli = np.asarray(result, dtype=np.float64)
                 state["seconds"] += time.perf_counter() - t0
                 state["pairs_scored"] += len(pairs)
                 probs = probabilities_for_scheme(nli, cfg.scheme)
                 classes = CLASSES[cfg.scheme]
-                for (r, rid, gold), pr, nl in zip(metas, probs, nli, strict=True):
+                for k, ((r, rid, gold), pr, nl) in enumerate(zip(metas, probs, nli,
+                                                                 strict=True)):
+                    scores = {"nli.entailment": round(float(nl[0]), 6),
+                              "nli.neutral": round(float(nl[1]), 6),
+                              "nli.contradiction": round(float(nl[2]), 6)}
+                    if extra is not None:
+                        scores = {k2: round(float(v), 6) for k2, v in extra[k].items()}
                     preds.append({
                         "id": rid if rid is not None else f"{Path(r.source).name}:{r.line}",
                         "source": r.source, "line": r.line, "gold": gold,
                         "predicted": classes[int(np.argmax(pr))],
                         "probabilities": {c: round(float(x), 6) for c, x in zip(classes, pr,
                                                                               strict=True)},
-                        "scores": {"nli.entailment": round(float(nl[0]), 6),
-                                   "nli.neutral": round(float(nl[1]), 6),
-                                   "nli.contradiction": round(float(nl[2]), 6)},
+                        "scores": scores,
                     })
             _fsync_write(pf, [json.dumps(p, ensure_ascii=False) + "\n" for p in preds])
             _fsync_write(ef, [json.dumps(e, ensure_ascii=False) + "\n" for e in errs])
