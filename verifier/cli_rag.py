@@ -78,6 +78,8 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     from rag.retrieval import HybridRetriever
 
     r = HybridRetriever.load(args.index, device=args.device)
+    if args.self_correct:
+        return _self_correct(args, r)
     draft = None
     if args.draft is not None:
         draft = sys.stdin.read() if args.draft == "-" else Path(args.draft).read_text() \
@@ -91,6 +93,28 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         print()
     else:
         _print_result(res)
+    return 0
+
+
+def _self_correct(args: argparse.Namespace, retriever: Any) -> int:
+    from mitigation.mitigator import Mitigator
+    from rag.generation import HFGenerator
+    from rag.self_correct import SelfCorrectingPipeline
+    from verifier.verify import Verifier
+
+    pipe = SelfCorrectingPipeline(
+        retriever, HFGenerator(max_new_tokens=args.max_new_tokens, device=args.device),
+        Verifier(), Mitigator("balanced"), top_k=args.top_k)
+    answer = pipe.run(args.question)
+    if args.json:
+        print(answer.to_json())
+        return 0
+    print(answer.text)
+    print(f"\napproved: {answer.approved}; grounding score {answer.grounding_score:.2f}")
+    for t in answer.trace:
+        g = "n/a" if t.grounding_score is None else f"{t.grounding_score:.2f}"
+        print(f"  #{t.iteration} query={t.query!r} passages={len(t.passages)} grounding={g} "
+              f"useful={t.useful} -> {t.decision}: {t.reason}")
     return 0
 
 
@@ -163,6 +187,8 @@ def add_subparsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-new-tokens", type=int, default=128)
     p.add_argument("--draft", help="bring your own draft: text, a file, or - for stdin "
                    "(no generation)")
+    p.add_argument("--self-correct", action="store_true",
+                   help="verify, then regenerate or rewrite the query within bounds")
     p.add_argument("--device")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_ask)

@@ -1,0 +1,347 @@
+"""A self-correcting answer loop: verify, then regenerate or rewrite the query, within bounds.
+
+``SelfCorrectingPipeline.run(question)`` retrieves, grades the passages' relevance, generates,
+verifies (grounding score), checks that the answer addresses the question, and routes:
+
+- not grounded -> regenerate from the same passages (at most ``max_regenerations`` times);
+- grounded but not useful -> rewrite the query with the generator, guided by the verifier's
+  feedback, and retrieve again (at most ``max_query_rewrites`` times);
+- grounded and useful -> finish, approved.
+
+When a bound is spent the best answer so far is returned, mitigated, with ``approved=False``.
+An error inside a grader or the verifier counts as "not relevant" / "not grounded" /
+"not useful", is logged and is recorded in the trace; the loop never exceeds its bounds.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from rag.generation import Generator, build_prompt
+from rag.retrieval import tokenize
+from verifier.types import Evidence
+
+logger = logging.getLogger(__name__)
+
+_REFUSAL = re.compile(
+    r"\b(i (do not|don't|cannot|can't) (know|answer|find|say|help)|no (information|answer)|"
+    r"not (enough|sufficient) information|the passages do not (contain|say|mention)|"
+    r"unable to (answer|determine|find)|i'm not sure|i am not sure)\b", re.I)
+
+
+class RelevanceGrader(Protocol):
+    """Grades passages: ``grade(question, passages) -> list[bool]``."""
+
+    def grade(self, question: str, passages: Sequence[Evidence]) -> list[bool]:
+        """One flag per passage."""
+        ...
+
+
+class UsefulnessGrader(Protocol):
+    """Grades an answer: ``grade(question, answer) -> bool`` (does it address the question)."""
+
+    def grade(self, question: str, answer: str) -> bool:
+        """True when the answer addresses the question."""
+        ...
+
+
+class LexicalRelevanceGrader:
+    """Relevance by shared content words (BM25 tokeniser; cheap, no model).
+
+    A passage is relevant when it holds at least ``min_overlap`` of the question's words.
+    """
+
+    def __init__(self, min_overlap: float = 0.2) -> None:
+        if not 0.0 <= min_overlap <= 1.0:
+            raise ValueError(f"min_overlap must be in [0, 1], got {min_overlap!r}")
+        self.min_overlap = min_overlap
+
+    def grade(self, question: str, passages: Sequence[Evidence]) -> list[bool]:
+        """One flag per passage."""
+        q = set(tokenize(question))
+        if not q:
+            return [True] * len(passages)
+        return [len(q & set(tokenize(p.content))) / len(q) >= self.min_overlap for p in passages]
+
+
+class DefaultUsefulnessGrader:
+    """Usefulness: no refusal, shared content words, and no contradiction by the NLI detector.
+
+    The answer is useful when it is not a refusal ("I don't know"), holds enough of the
+    question's content words and, when an NLI detector is given, is not judged to contradict
+    the question.
+
+    Args:
+        nli: Optional NLI detector; the answer is the premise, the question the hypothesis.
+        min_overlap: Share of the question's content words the answer must contain.
+        max_contradiction: Above this p(contradiction) the answer is judged not useful.
+    """
+
+    def __init__(self, nli: Any = None, *, min_overlap: float = 0.2,
+                 max_contradiction: float = 0.9) -> None:
+        self.nli, self.min_overlap, self.max_contradiction = nli, min_overlap, max_contradiction
+
+    def grade(self, question: str, answer: str) -> bool:
+        """True when the answer addresses the question."""
+        if not answer.strip() or _REFUSAL.search(answer):
+            return False
+        q = set(tokenize(question))
+        if q and len(q & set(tokenize(answer))) / len(q) < self.min_overlap:
+            return False
+        if self.nli is not None:
+            p = self.nli.predict([(answer, question)])[0]
+            if p[2] > self.max_contradiction:
+                return False
+        return True
+
+
+@dataclass(frozen=True)
+class IterationTrace:
+    """One pass of the loop."""
+
+    iteration: int
+    query: str
+    passages: tuple[dict[str, Any], ...]
+    draft: str
+    statuses: tuple[str, ...]
+    grounding_score: float | None
+    useful: bool | None
+    decision: str
+    reason: str
+    timings: dict[str, float] = field(default_factory=dict)
+    errors: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable dict."""
+        return {"iteration": self.iteration, "query": self.query,
+                "passages": list(self.passages), "draft": self.draft,
+                "statuses": list(self.statuses), "grounding_score": self.grounding_score,
+                "useful": self.useful, "decision": self.decision, "reason": self.reason,
+                "timings": dict(self.timings), "errors": list(self.errors)}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The loop's result.
+
+    Attributes:
+        question: The question.
+        text: Final text with citations and references (mitigated).
+        grounding_score: Grounding score of the returned answer.
+        sources: ``source_id`` of each cited reference, in citation order.
+        approved: True when the answer was grounded and useful within the bounds.
+        trace: Every iteration.
+    """
+
+    question: str
+    text: str
+    grounding_score: float
+    sources: tuple[str, ...]
+    approved: bool
+    trace: tuple[IterationTrace, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable dict."""
+        return {"question": self.question, "text": self.text,
+                "grounding_score": self.grounding_score, "sources": list(self.sources),
+                "approved": self.approved, "trace": [t.to_dict() for t in self.trace]}
+
+    def to_json(self) -> str:
+        """The answer and its trace as JSON."""
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
+
+
+class SelfCorrectingPipeline:
+    """Retrieve, generate, verify, and correct course within bounds.
+
+    Args:
+        retriever: Anything with ``retrieve(query, *, top_k)``.
+        generator: Writes drafts and rewrites queries.
+        verifier: A :class:`~verifier.verify.Verifier` (``verify(draft, evidence=...)``).
+        mitigator: A :class:`~mitigation.mitigator.Mitigator`.
+        max_regenerations: Extra drafts from the same passages when not grounded.
+        max_query_rewrites: Query rewrites when grounded but not useful.
+        min_grounding: Grounding score at or above which a draft is grounded.
+        top_k: Passages retrieved per query.
+        relevance_grader: Drops irrelevant passages (default: lexical overlap).
+        usefulness_grader: Judges whether the answer addresses the question.
+        fallback_retriever: Called when fewer than half the passages are relevant.
+        on_event: Callback receiving each progress event (a dict) as it happens.
+    """
+
+    def __init__(self, retriever: Any, generator: Generator, verifier: Any, mitigator: Any, *,
+                 max_regenerations: int = 2, max_query_rewrites: int = 3,
+                 min_grounding: float = 0.8, top_k: int = 5,
+                 relevance_grader: RelevanceGrader | None = None,
+                 usefulness_grader: UsefulnessGrader | None = None,
+                 fallback_retriever: Any = None,
+                 on_event: Callable[[dict[str, Any]], None] | None = None) -> None:
+        for name, val in (("max_regenerations", max_regenerations),
+                          ("max_query_rewrites", max_query_rewrites)):
+            if not isinstance(val, int) or val < 0:
+                raise ValueError(f"{name} must be an int >= 0, got {val!r}")
+        if not 0.0 <= float(min_grounding) <= 1.0:
+            raise ValueError(f"min_grounding must be in [0, 1], got {min_grounding!r}")
+        self.retriever, self.generator = retriever, generator
+        self.verifier, self.mitigator = verifier, mitigator
+        self.max_regenerations, self.max_query_rewrites = max_regenerations, max_query_rewrites
+        self.min_grounding, self.top_k = float(min_grounding), top_k
+        self.relevance_grader = relevance_grader or LexicalRelevanceGrader()
+        self.usefulness_grader = usefulness_grader or DefaultUsefulnessGrader()
+        self.fallback_retriever = fallback_retriever
+        self.on_event = on_event
+
+    @property
+    def max_iterations(self) -> int:
+        """Upper bound on iterations: one first pass plus every allowed retry."""
+        return 1 + self.max_regenerations + self.max_query_rewrites
+
+    def run(self, question: str) -> Answer:
+        """Run the loop to its end and return the :class:`Answer`."""
+        answer = None
+        for event in self.stream(question):
+            if event["type"] == "answer":
+                answer = event["answer"]
+        assert answer is not None
+        return answer
+
+    def stream(self, question: str) -> Iterator[dict[str, Any]]:
+        """Yield progress events as they happen, the answer last.
+
+        Events: ``retrieved``, ``drafted``, ``verified``, ``decision`` per iteration, then
+        ``{"type": "answer", "answer": Answer}``.
+        """
+        if not isinstance(question, str) or not question.strip():
+            raise ValueError("question must be a non-empty str")
+        query, regens, rewrites = question, 0, 0
+        trace: list[IterationTrace] = []
+        best: tuple[tuple[float, bool], Any, list[Evidence]] | None = None
+        kept: list[Evidence] = []
+        retrieve = True
+        for it in range(1, self.max_iterations + 1):
+            used_query = query
+            timings: dict[str, float] = {}
+            errors: list[str] = []
+            if retrieve:
+                t0 = time.perf_counter()
+                kept = self._retrieve(question, query, errors)
+                timings["retrieve"] = time.perf_counter() - t0
+                yield self._emit({"type": "retrieved", "iteration": it, "query": query,
+                                  "passages": [p.source_id for p in kept]})
+            t0 = time.perf_counter()
+            draft = self.generator.generate(build_prompt(question, kept))[0].text
+            timings["generate"] = time.perf_counter() - t0
+            yield self._emit({"type": "drafted", "iteration": it, "draft": draft})
+            t0 = time.perf_counter()
+            grounding, statuses, mitigated = self._verify(draft, kept, errors)
+            timings["verify"] = time.perf_counter() - t0
+            useful = self._useful(question, draft, errors)
+            yield self._emit({"type": "verified", "iteration": it, "grounding_score": grounding,
+                              "useful": useful})
+            grounded = grounding is not None and grounding >= self.min_grounding
+            key = (grounding or 0.0, bool(useful))
+            if mitigated is not None and (best is None or key > best[0]):
+                best = (key, mitigated, kept)
+            if grounded and useful:
+                decision, reason = "approve", "grounded and useful"
+            elif not grounded and regens < self.max_regenerations:
+                regens += 1
+                decision, reason, retrieve = "regenerate", _why(grounding, useful), False
+            elif grounded and not useful and rewrites < self.max_query_rewrites:
+                rewrites += 1
+                query = self._rewrite(question, query, draft, statuses, errors)
+                decision, reason, retrieve = "rewrite", "grounded but does not address the " \
+                    f"question; new query: {query!r}", True
+            else:
+                decision, reason = "stop", "bounds spent: " + _why(grounding, useful)
+            trace.append(IterationTrace(
+                it, used_query,
+                tuple({"source_id": p.source_id, "span": list(p.span)} for p in kept), draft,
+                tuple(statuses), grounding, useful, decision, reason,
+                {k: round(v, 4) for k, v in timings.items()}, tuple(errors)))
+            yield self._emit({"type": "decision", "iteration": it, "decision": decision,
+                              "reason": reason})
+            if decision in ("approve", "stop"):
+                break
+        final = best[1] if best is not None else None
+        approved = trace[-1].decision == "approve"
+        if final is None:  # the verifier failed every time: return the last draft, unapproved
+            text, score, sources = trace[-1].draft, 0.0, ()
+        else:
+            text, score = final.text, final.grounding_score
+            sources = tuple(r.source_id for r in final.references)
+        answer = Answer(question, text, score, sources, approved, tuple(trace))
+        yield self._emit({"type": "answer", "answer": answer})
+
+    # ------------------------------------------------------------------ steps
+    def _emit(self, event: dict[str, Any]) -> dict[str, Any]:
+        if self.on_event is not None:
+            self.on_event(event)
+        return event
+
+    def _retrieve(self, question: str, query: str, errors: list[str]) -> list[Evidence]:
+        passages = list(self.retriever.retrieve(query, top_k=self.top_k))
+        try:
+            flags = list(self.relevance_grader.grade(question, passages))
+            if len(flags) != len(passages):
+                raise ValueError(f"relevance grader gave {len(flags)} flags for "
+                                 f"{len(passages)} passages")
+        except Exception as exc:  # conservative: an erring grader keeps nothing it can't vouch
+            logger.warning("relevance grader failed: %s", exc)
+            errors.append(f"relevance grader: {exc}")
+            flags = [False] * len(passages)
+        kept = [p for p, ok in zip(passages, flags, strict=True) if ok]
+        if len(kept) * 2 < len(passages) and self.fallback_retriever is not None:
+            extra = list(self.fallback_retriever.retrieve(query, top_k=self.top_k))
+            kept.extend(extra)
+        return kept
+
+    def _verify(self, draft: str, kept: list[Evidence], errors: list[str]
+                ) -> tuple[float | None, list[str], Any]:
+        try:
+            if not kept:
+                raise ValueError("no relevant passage to verify against")
+            report = self.verifier.verify(draft, evidence=kept)
+            mitigated = self.mitigator.mitigate(draft, report.verdicts)
+            return (mitigated.grounding_score, [v.status.value for v in report.verdicts],
+                    mitigated)
+        except Exception as exc:  # conservative: counts as not grounded
+            logger.warning("verification failed: %s", exc)
+            errors.append(f"verifier: {exc}")
+            return None, [], None
+
+    def _useful(self, question: str, draft: str, errors: list[str]) -> bool:
+        try:
+            return bool(self.usefulness_grader.grade(question, draft))
+        except Exception as exc:  # conservative: counts as not useful
+            logger.warning("usefulness grader failed: %s", exc)
+            errors.append(f"usefulness grader: {exc}")
+            return False
+
+    def _rewrite(self, question: str, query: str, draft: str, statuses: list[str],
+                 errors: list[str]) -> str:
+        prompt = (f"The answer below does not address the question. Write a better search "
+                  f"query for the question. Reply with the query only.\n\nQuestion: {question}"
+                  f"\nPrevious query: {query}\nAnswer: {draft}\nClaim statuses: "
+                  f"{', '.join(statuses) or 'none'}\n\nQuery:")
+        try:
+            text = self.generator.generate(prompt)[0].text.strip()
+        except Exception as exc:
+            errors.append(f"query rewrite: {exc}")
+            text = ""
+        line = next((ln.strip(" \"'") for ln in text.splitlines() if ln.strip()), "")
+        if not line or line.lower() == query.lower():
+            line = f"{question} {' '.join(tokenize(draft)[:5])}".strip()
+        return line
+
+
+def _why(grounding: float | None, useful: bool | None) -> str:
+    g = "verification failed" if grounding is None else f"grounding {grounding:.2f}"
+    return f"{g}, {'useful' if useful else 'not useful'}"
+

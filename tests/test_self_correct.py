@@ -1,0 +1,121 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mitigation.mitigator import Mitigator
+from rag.retrieval import BM25Retriever
+from rag.self_correct import DefaultUsefulnessGrader, SelfCorrectingPipeline
+from verifier.types import Claim, ClaimVerdict, Evidence, Passage, Status
+from verifier.verify import Report
+
+DOCS = [Passage("Paris is the capital of France.", "paris"),
+        Passage("Berlin is the capital of Germany.", "berlin")]
+
+
+class ScriptedGenerator:
+    def __init__(self, *texts: str) -> None:
+        self.texts, self.prompts = list(texts), []
+
+    def generate(self, prompt: str, *, n: int = 1):
+        from verifier.types import Generation
+
+        self.prompts.append(prompt)
+        return [Generation(self.texts.pop(0) if len(self.texts) > 1 else self.texts[0])]
+
+
+class ScriptedVerifier:
+    """Supported when the draft contains 'capital', else insufficient."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.fail, self.calls = fail, 0
+
+    def verify(self, draft: str, *, evidence):
+        self.calls += 1
+        if self.fail:
+            raise RuntimeError("verifier exploded")
+        status = Status.SUPPORTED if "capital" in draft else Status.INSUFFICIENT_INFO
+        v = ClaimVerdict(Claim(draft, (0, len(draft))), status,
+                         evidence=(Evidence(evidence[0].content, evidence[0].source_id),))
+        return Report(draft, (v,))
+
+
+class Useful:
+    def __init__(self, *answers: bool) -> None:
+        self.answers = list(answers)
+
+    def grade(self, question, answer):
+        if isinstance(self.answers[0], Exception):
+            raise self.answers[0]
+        return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+
+
+def _pipe(gen, ver=None, useful=None, **kw):
+    return SelfCorrectingPipeline(BM25Retriever().index(DOCS), gen, ver or ScriptedVerifier(),
+                                  Mitigator(), usefulness_grader=useful or Useful(True), **kw)
+
+
+Q = "What is the capital of France?"
+
+
+def test_self_correct_approves_at_once() -> None:
+    ans = _pipe(ScriptedGenerator("Paris is the capital of France.")).run(Q)
+    assert ans.approved and [t.decision for t in ans.trace] == ["approve"]
+    assert ans.sources == ("paris",) and "[1]" in ans.text and ans.grounding_score == 1.0
+
+
+def test_self_correct_regenerates_then_approves() -> None:
+    gen = ScriptedGenerator("Paris is nice.", "Paris is the capital of France.")
+    ans = _pipe(gen).run(Q)
+    assert [t.decision for t in ans.trace] == ["regenerate", "approve"] and ans.approved
+    assert gen.prompts[0] == gen.prompts[1]  # same passages
+
+
+def test_self_correct_rewrites_query_then_approves() -> None:
+    gen = ScriptedGenerator("Paris is the capital of France.", "capital of France Paris",
+                            "Paris is the capital of France.")
+    ans = _pipe(gen, useful=Useful(False, True)).run(Q)
+    assert [t.decision for t in ans.trace] == ["rewrite", "approve"]
+    assert ans.trace[1].query == "capital of France Paris" and ans.trace[0].query == Q
+
+
+def test_self_correct_bounds_spent_returns_best_unapproved() -> None:
+    pipe = _pipe(ScriptedGenerator("Paris is nice."), max_regenerations=2, max_query_rewrites=3)
+    ans = pipe.run(Q)
+    assert not ans.approved and len(ans.trace) == 3
+    assert [t.decision for t in ans.trace] == ["regenerate", "regenerate", "stop"]
+    assert "could not be verified" in ans.text  # best answer so far, mitigated
+    assert len(ans.trace) <= pipe.max_iterations
+
+
+def test_self_correct_grader_and_verifier_errors_are_conservative() -> None:
+    ans = _pipe(ScriptedGenerator("Paris is the capital of France."),
+                useful=Useful(RuntimeError("grader down")), max_query_rewrites=1).run(Q)
+    assert not ans.approved
+    assert "usefulness grader: grader down" in ans.trace[0].errors
+    ans = _pipe(ScriptedGenerator("Paris is the capital of France."),
+                ScriptedVerifier(fail=True), max_regenerations=1).run(Q)
+    assert not ans.approved and ans.trace[0].grounding_score is None
+    assert any("verifier exploded" in e for e in ans.trace[0].errors)
+    assert [t.decision for t in ans.trace] == ["regenerate", "stop"]
+
+
+def test_self_correct_events_and_json_trace() -> None:
+    events = []
+    pipe = _pipe(ScriptedGenerator("Paris is nice.", "Paris is the capital of France."),
+                 on_event=events.append)
+    ans = pipe.run(Q)
+    assert [e["type"] for e in events] == ["retrieved", "drafted", "verified", "decision",
+                                           "drafted", "verified", "decision", "answer"]
+    data = json.loads(ans.to_json())
+    assert data["approved"] and len(data["trace"]) == 2
+    with pytest.raises(ValueError, match="max_regenerations must be an int >= 0"):
+        _pipe(ScriptedGenerator("x"), max_regenerations=-1)
+
+
+def test_self_correct_default_usefulness_grader() -> None:
+    g = DefaultUsefulnessGrader()
+    assert g.grade(Q, "Paris is the capital of France.")
+    assert not g.grade(Q, "I don't know.")
+    assert not g.grade(Q, "Bananas are yellow.")
