@@ -190,10 +190,11 @@ class Verifier:
         t0 = time.perf_counter()
         units = [(ci, ev) for ci, ce in enumerate(paired)
                  for ev in ce.evidence[: self.top_k_evidence]]
-        premises = [_context(ev, passages) for _, ev in units]
-        probs = self.nli.predict([(prem, paired[ci].claim.text) for prem, (ci, _) in
-                                  zip(premises, units, strict=True)]) \
-            if units else np.zeros((0, 3), dtype=np.float32)
+        keys = [(_context(ev, passages), paired[ci].claim.text) for ci, ev in units]
+        unique = list(dict.fromkeys(keys))  # sentences of one passage share a premise
+        scored = self.nli.predict(unique) if unique else np.zeros((0, 3), dtype=np.float32)
+        index = {k: i for i, k in enumerate(unique)}
+        probs = scored[[index[k] for k in keys]] if keys else scored
         if timings is not None:
             timings["nli"] = time.perf_counter() - t0
         t0 = time.perf_counter()
