@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.exceptions import NotFittedError
+
+from verifier.meta import MetaClassifier
+
+CLASSES = np.array(["Contradictory", "Insufficient_Info", "Supported"])
+
+
+def _data(n: int = 600, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    X = rng.normal(0, 1, (n, 4))
+    X[:, 0] += 2.0 * (y == 2)  # entailment-like
+    X[:, 1] += 2.0 * (y == 0)  # contradiction-like
+    X[rng.random(n) < 0.2, 3] = np.nan  # a detector that is sometimes off
+    return X, CLASSES[y]
+
+
+def _ece(p: np.ndarray, y: np.ndarray, classes: np.ndarray) -> float:
+    conf, pred = p.max(1), classes[p.argmax(1)]
+    bins = np.linspace(0, 1, 11)
+    e = 0.0
+    for lo, hi in zip(bins[:-1], bins[1:], strict=True):
+        m = (conf > lo) & (conf <= hi)
+        if m.any():
+            e += m.mean() * abs((pred[m] == y[m]).mean() - conf[m].mean())
+    return e
+
+
+def test_meta_fit_predict_and_json_round_trip(tmp_path) -> None:
+    X, y = _data()
+    m = MetaClassifier(["e", "c", "x", "maybe_missing"]).fit(X, y)
+    p = m.predict_proba(X)
+    assert p.shape == (600, 3) and np.allclose(p.sum(1), 1)
+    assert (m.predict(X) == y).mean() > 0.7
+    m.save(tmp_path / "meta.json")
+    again = MetaClassifier.load(tmp_path / "meta.json")
+    np.testing.assert_allclose(again.predict_proba(X), p)
+    assert again.get_params() == m.get_params()
+    assert "pickle" not in (tmp_path / "meta.json").read_text()
+
+
+def test_meta_calibration_lowers_ece_on_held_out_data() -> None:
+    X, y = _data(3000, seed=1)
+    Xt, yt = _data(3000, seed=2)
+    X[:, :2] *= 4  # over-confident raw scores
+    Xt[:, :2] *= 4
+    raw = MetaClassifier(calibration="none", C=100).fit(X, y)
+    cal = MetaClassifier(calibration="isotonic", C=100).fit(X, y)
+    assert _ece(cal.predict_proba(Xt), yt, cal.classes_) <= _ece(raw.predict_proba(Xt), yt,
+                                                                 raw.classes_) + 0.005
+    assert _ece(cal.predict_proba(Xt), yt, cal.classes_) < 0.05
+
+
+def test_meta_errors() -> None:
+    with pytest.raises(NotFittedError):
+        MetaClassifier().predict_proba([[0.0]])
+    X, y = _data(60)
+    with pytest.raises(ValueError, match="feature_names has 2 names but X has 4 columns"):
+        MetaClassifier(["a", "b"]).fit(X, y)
+    with pytest.raises(ValueError, match="calibration must be"):
+        MetaClassifier(calibration="platt").fit(X, y)  # type: ignore[arg-type]
+    m = MetaClassifier(calibration="sigmoid").fit(X, y)
+    with pytest.raises(ValueError, match="X has 2 columns, the model was fitted on 4"):
+        m.predict_proba(X[:, :2])
+    with pytest.raises(ValueError, match="not a meta-classifier file"):
+        MetaClassifier.from_json('{"format": "other"}')

@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from verifier.alignment import FEATURES, alignment_features, feature_matrix
+from verifier.types import Claim, Evidence, Generation
+from verifier.uncertainty import UncertaintyDetector, nli_entropy
+
+
+def test_alignment_features_cover_values_in_other_formats() -> None:
+    ev = [Evidence("The deal was worth 1,200,000,000 dollars, signed on 20 July 1969.", "d",
+                   (0, 0), 0.8, 0)]
+    f = alignment_features("The deal was worth $1.2 billion and was signed on July 20, 1969.",
+                           ev)
+    assert f["align.number_coverage"] == 1.0 and f["align.number_conflict"] == 0.0
+    assert f["align.date_coverage"] == 1.0 and f["align.best_score"] == 0.8
+    assert math.isnan(f["align.quote_coverage"]) and math.isnan(f["align.cosine"])
+
+
+def test_alignment_features_flag_conflicts_and_negation() -> None:
+    ev = [Evidence("The tower is not 300 metres tall; it is 330 metres tall.", "d")]
+    f = alignment_features("The tower is 300 metres tall.", ev)
+    assert f["align.negation_mismatch"] == 1.0
+    f = alignment_features("The tower is 310 metres tall.", [Evidence("It is 330 metres.", "d")])
+    assert f["align.number_conflict"] == 1.0 and f["align.number_coverage"] == 0.0
+    empty = alignment_features("x", [])
+    assert empty["align.evidence_count"] == 0 and math.isnan(empty["align.claim_recall"])
+    X = feature_matrix([f, {}])
+    assert X.shape == (2, len(FEATURES)) and np.isnan(X[1]).all()
+
+
+def test_uncertainty_from_logprobs_and_missing() -> None:
+    g = Generation("Paris is big. Rome is old.", ("Paris", " is", " big.", " Rome", " is old."),
+                   (-0.1, -0.2, -3.0, -0.5, -0.4), ((0, 5), (5, 8), (8, 13), (13, 18), (18, 26)))
+    claims = [Claim("Paris is big.", (0, 13)), Claim("Rome is old.", (14, 26))]
+    f = UncertaintyDetector().features(g, claims, nli_probs=np.array([[1, 0, 0], [1 / 3] * 3]))
+    assert f[0]["unc.max_surprisal"] == pytest.approx(3.0)
+    assert f[1]["unc.tokens"] == 2 and f[1]["unc.nli_entropy"] == pytest.approx(math.log(3))
+    no_lp = UncertaintyDetector().features(Generation("Paris is big."), claims[:1])
+    assert math.isnan(no_lp[0]["unc.mean_surprisal"]) and no_lp[0]["unc.tokens"] == 0
+    assert nli_entropy([1.0, 0.0, 0.0]) < 1e-9
+
+
+def test_uncertainty_teacher_forcing_and_self_consistency() -> None:
+    class Gen:
+        def score(self, prompt, text):
+            return Generation(text, ("a", "b"), (-1.0, -2.0))
+
+        def generate(self, prompt, *, n=1):
+            return [Generation("Paris is big."), Generation("Paris is small.")][:n]
+
+    class NLI:
+        def predict(self, pairs):
+            return np.array([[0.9, 0.05, 0.05] if "big" in p else [0.1, 0.1, 0.8]
+                             for p, _ in pairs])
+
+    det = UncertaintyDetector(Gen(), NLI(), samples=2)
+    f = det.features(Generation("Paris is big."), [Claim("Paris is big.", (0, 13))],
+                     prompt="q")
+    assert f[0]["unc.mean_surprisal"] == 1.5 and f[0]["unc.self_consistency"] == 0.5
+    with pytest.raises(ValueError, match="needs a generator and an nli"):
+        UncertaintyDetector(samples=3)

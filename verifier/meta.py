@@ -1,0 +1,208 @@
+"""A calibrated meta-classifier over named detector features, persisted as JSON (no pickle).
+
+``MetaClassifier`` is a scikit-learn estimator: parameters are stored untouched in
+``__init__``, learned state ends in ``_``, ``fit`` returns ``self`` and ``predict_proba`` checks
+that it is fitted. Missing features (``NaN``: a detector that was turned off, a draft without
+log-probs) are imputed with the training median and flagged by a missing-indicator column.
+
+Calibration: out-of-fold probabilities of a multinomial logistic regression are mapped per
+class by isotonic regression (or a sigmoid), then renormalised; the final regression is refit
+on all the data.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+FORMAT = "nli-verifier.meta-classifier.v1"
+
+
+class MetaClassifier(ClassifierMixin, BaseEstimator):
+    """Calibrated multinomial logistic regression over named features.
+
+    Args:
+        feature_names: Column names, in ``X`` order (``None``: ``f0, f1, ...``).
+        C: Inverse regularisation strength.
+        calibration: ``"isotonic"``, ``"sigmoid"`` or ``"none"``.
+        cv: Folds for the out-of-fold probabilities the calibrators are fitted on.
+        random_state: Seed of the fold split.
+
+    Example:
+        >>> import numpy as np
+        >>> X = np.r_[np.random.default_rng(0).normal(0, 1, (60, 2)),
+        ...           np.random.default_rng(1).normal(3, 1, (60, 2))]
+        >>> y = np.array(["Insufficient_Info"] * 60 + ["Supported"] * 60)
+        >>> MetaClassifier(["a", "b"]).fit(X, y).predict([[3.0, 3.0]])[0]
+        'Supported'
+    """
+
+    def __init__(self, feature_names: Sequence[str] | None = None, C: float = 1.0,
+                 calibration: Literal["isotonic", "sigmoid", "none"] = "isotonic", cv: int = 3,
+                 random_state: int = 0) -> None:
+        self.feature_names = feature_names
+        self.C = C
+        self.calibration = calibration
+        self.cv = cv
+        self.random_state = random_state
+
+    # ------------------------------------------------------------------ features
+    def _prepare(self, X: Any, *, fit: bool) -> np.ndarray:
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
+        if fit:
+            names = list(self.feature_names) if self.feature_names is not None else [
+                f"f{i}" for i in range(X.shape[1])]
+            if len(names) != X.shape[1]:
+                raise ValueError(f"feature_names has {len(names)} names but X has "
+                                 f"{X.shape[1]} columns")
+            self.feature_names_in_ = np.asarray(names, dtype=object)
+            med = np.nanmedian(np.where(np.isfinite(X), X, np.nan), axis=0)
+            self.fill_ = np.where(np.isnan(med), 0.0, med)
+            self.missing_cols_ = np.flatnonzero(np.isnan(X).any(axis=0))
+        elif X.shape[1] != len(self.feature_names_in_):
+            raise ValueError(f"X has {X.shape[1]} columns, the model was fitted on "
+                             f"{len(self.feature_names_in_)}")
+        miss = ~np.isfinite(X)
+        Xf = np.where(miss, self.fill_, X)
+        Z = np.concatenate([Xf, miss[:, self.missing_cols_].astype(np.float64)], axis=1)
+        if fit:
+            self.mean_ = Z.mean(axis=0)
+            sd = Z.std(axis=0)
+            self.scale_ = np.where(sd > 0, sd, 1.0)
+        return (Z - self.mean_) / self.scale_
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, X: Any, y: Sequence[Any]) -> MetaClassifier:
+        """Fit on ``X`` (n, k) with labels ``y``; returns ``self``."""
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.model_selection import StratifiedKFold
+
+        if self.calibration not in ("isotonic", "sigmoid", "none"):
+            raise ValueError(f"calibration must be 'isotonic', 'sigmoid' or 'none', got "
+                             f"{self.calibration!r}")
+        y = np.asarray(y)
+        Z = self._prepare(X, fit=True)
+        if len(y) != len(Z):
+            raise ValueError(f"X has {len(Z)} rows but y has {len(y)}")
+        self.classes_ = np.unique(y)
+        if len(self.classes_) < 2:
+            raise ValueError(f"y needs at least two classes, got {self.classes_.tolist()}")
+
+        def lr() -> LogisticRegression:
+            return LogisticRegression(C=self.C, max_iter=2000)
+
+        self.calibrators_: list[dict[str, Any]] = []
+        if self.calibration != "none":
+            oof = np.zeros((len(y), len(self.classes_)))
+            folds = StratifiedKFold(n_splits=self.cv, shuffle=True,
+                                    random_state=self.random_state)
+            for tr, te in folds.split(Z, y):
+                m = lr().fit(Z[tr], y[tr])
+                cols = np.searchsorted(self.classes_, m.classes_)
+                oof[np.ix_(te, cols)] = m.predict_proba(Z[te])
+            for k, c in enumerate(self.classes_):
+                self.calibrators_.append(_fit_calibrator(oof[:, k], (y == c).astype(float),
+                                                         self.calibration))
+        model = lr().fit(Z, y)
+        self.coef_ = model.coef_
+        self.intercept_ = model.intercept_
+        return self
+
+    # ------------------------------------------------------------------ prediction
+    def _raw_proba(self, Z: np.ndarray) -> np.ndarray:
+        logits = Z @ self.coef_.T + self.intercept_
+        if len(self.classes_) == 2:  # sklearn keeps one row of weights for binary problems
+            p1 = 1.0 / (1.0 + np.exp(-logits[:, 0]))
+            return np.stack([1 - p1, p1], axis=1)
+        logits -= logits.max(axis=1, keepdims=True)
+        e = np.exp(logits)
+        return e / e.sum(axis=1, keepdims=True)
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Calibrated probabilities, shape ``(n, len(classes_))``, rows summing to 1."""
+        check_is_fitted(self, "coef_")
+        p = self._raw_proba(self._prepare(X, fit=False))
+        if self.calibrators_:
+            p = np.stack([_apply_calibrator(c, p[:, k]) for k, c in
+                          enumerate(self.calibrators_)], axis=1)
+            s = p.sum(axis=1, keepdims=True)
+            p = np.where(s > 0, p / np.where(s > 0, s, 1), 1.0 / p.shape[1])
+        return p
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Most probable class of each row."""
+        return self.classes_[self.predict_proba(X).argmax(axis=1)]
+
+    # ------------------------------------------------------------------ persistence
+    def to_json(self) -> str:
+        """Every parameter and learned array as JSON."""
+        check_is_fitted(self, "coef_")
+        return json.dumps({
+            "format": FORMAT,
+            "params": self.get_params(),
+            "classes": self.classes_.tolist(),
+            "feature_names": self.feature_names_in_.tolist(),
+            "fill": self.fill_.tolist(), "missing_cols": self.missing_cols_.tolist(),
+            "mean": self.mean_.tolist(), "scale": self.scale_.tolist(),
+            "coef": self.coef_.tolist(), "intercept": self.intercept_.tolist(),
+            "calibrators": self.calibrators_,
+        }, indent=1)
+
+    def save(self, path: str | Path) -> None:
+        """Write :meth:`to_json` to ``path``."""
+        Path(path).write_text(self.to_json(), encoding="utf-8")
+
+    @classmethod
+    def from_json(cls, text: str) -> MetaClassifier:
+        """Rebuild a fitted classifier from :meth:`to_json` output."""
+        d = json.loads(text)
+        if d.get("format") != FORMAT:
+            raise ValueError(f"not a meta-classifier file (format {d.get('format')!r})")
+        params = dict(d["params"])
+        m = cls(**params)
+        m.classes_ = np.asarray(d["classes"])
+        m.feature_names_in_ = np.asarray(d["feature_names"], dtype=object)
+        m.fill_ = np.asarray(d["fill"])
+        m.missing_cols_ = np.asarray(d["missing_cols"], dtype=int)
+        m.mean_, m.scale_ = np.asarray(d["mean"]), np.asarray(d["scale"])
+        m.coef_, m.intercept_ = np.asarray(d["coef"]), np.asarray(d["intercept"])
+        m.calibrators_ = d["calibrators"]
+        return m
+
+    @classmethod
+    def load(cls, path: str | Path) -> MetaClassifier:
+        """Read a file written by :meth:`save`."""
+        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+
+
+def _fit_calibrator(p: np.ndarray, target: np.ndarray, method: str) -> dict[str, Any]:
+    if method == "isotonic":
+        from sklearn.isotonic import IsotonicRegression
+
+        iso = IsotonicRegression(out_of_bounds="clip", y_min=0.0, y_max=1.0).fit(p, target)
+        return {"kind": "isotonic", "x": iso.X_thresholds_.tolist(),
+                "y": iso.y_thresholds_.tolist()}
+    from sklearn.linear_model import LogisticRegression
+
+    z = np.log(np.clip(p, 1e-6, 1 - 1e-6) / np.clip(1 - p, 1e-6, 1 - 1e-6)).reshape(-1, 1)
+    if len(np.unique(target)) < 2:
+        return {"kind": "constant", "value": float(target.mean())}
+    lr = LogisticRegression(C=1e6, max_iter=1000).fit(z, target)
+    return {"kind": "sigmoid", "a": float(lr.coef_[0, 0]), "b": float(lr.intercept_[0])}
+
+
+def _apply_calibrator(c: dict[str, Any], p: np.ndarray) -> np.ndarray:
+    if c["kind"] == "isotonic":
+        return np.interp(p, c["x"], c["y"])
+    if c["kind"] == "constant":
+        return np.full_like(p, c["value"])
+    z = np.log(np.clip(p, 1e-6, 1 - 1e-6) / np.clip(1 - p, 1e-6, 1 - 1e-6))
+    return 1.0 / (1.0 + np.exp(-(c["a"] * z + c["b"])))
