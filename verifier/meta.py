@@ -39,7 +39,7 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
         >>> X = np.r_[np.random.default_rng(0).normal(0, 1, (60, 2)),
         ...           np.random.default_rng(1).normal(3, 1, (60, 2))]
         >>> y = np.array(["Insufficient_Info"] * 60 + ["Supported"] * 60)
-        >>> MetaClassifier(["a", "b"]).fit(X, y).predict([[3.0, 3.0]])[0]
+        >>> str(MetaClassifier(["a", "b"]).fit(X, y).predict([[3.0, 3.0]])[0])
         'Supported'
     """
 

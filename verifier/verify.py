@@ -91,7 +91,7 @@ class Verifier:
 
     Example:
         >>> v = Verifier()  # doctest: +SKIP
-        >>> report = v.verify("Paris is the capital of France.",
+        >>> report = v.verify("Paris is the capital of France.",  # doctest: +SKIP
         ...                   evidence=["Paris is the capital and largest city of France."])
         >>> report.verdicts[0].status  # doctest: +SKIP
         <Status.SUPPORTED: 'Supported'>
