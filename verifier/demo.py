@@ -69,6 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-new-tokens", type=int, default=96)
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # keep the demo's output readable
     run_demo(args.question, max_new_tokens=args.max_new_tokens)
     return 0
 
