@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from verifier.text import trimmed_sentence_spans
+from verifier.text import strip_span, trimmed_sentence_spans
 from verifier.types import Passage
 
 
@@ -14,11 +14,13 @@ def chunk_document(
     overlap: int = 1,
     metadata: dict | None = None,
 ) -> list[Passage]:
-    """Split ``text`` into sentence-aligned passages of at most about ``max_chars`` characters.
+    """Split ``text`` into sentence-aligned passages of at most ``max_chars`` characters.
 
     Each passage's ``metadata["doc_span"]`` is ``[start, end]`` with
-    ``passage.text == text[start:end]``. Consecutive passages share ``overlap`` sentences. A
-    sentence longer than ``max_chars`` becomes pieces cut at whitespace.
+    ``passage.text == text[start:end]`` (no surrounding whitespace) and ``metadata["chunk"]``
+    its 0-based position. Consecutive passages share ``overlap`` sentences. A sentence longer
+    than ``max_chars`` becomes pieces cut at whitespace (or hard-cut when it has none), so no
+    text is dropped: the passages cover every non-blank character of ``text``.
 
     Args:
         text: The document.
@@ -34,21 +36,27 @@ def chunk_document(
         >>> [p.text for p in chunk_document("A b. C d.", "doc", max_chars=5)]
         ['A b.', 'C d.']
     """
-    if not isinstance(max_chars, int) or max_chars <= 0:
+    if not isinstance(max_chars, int) or isinstance(max_chars, bool) or max_chars <= 0:
         raise ValueError(f"max_chars must be a positive int, got {max_chars!r}")
-    if not isinstance(overlap, int) or overlap < 0:
+    if not isinstance(overlap, int) or isinstance(overlap, bool) or overlap < 0:
         raise ValueError(f"overlap must be an int >= 0, got {overlap!r}")
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if not text.strip():
         raise ValueError(f"document {source_id!r} is empty")
     units: list[tuple[int, int]] = []
     for s, e in trimmed_sentence_spans(text):
         while e - s > max_chars:
-            cut = text.rfind(" ", s + 1, s + max_chars)
-            cut = cut if cut > s else s + max_chars
-            units.append((s, cut))
-            s = cut
-            while s < e and text[s].isspace():
-                s += 1
+            # Cut at the last whitespace that keeps the piece within max_chars, else hard-cut.
+            cut = s + max_chars
+            while cut > s and not text[cut].isspace():
+                cut -= 1
+            if cut == s:
+                cut = s + max_chars
+            ps, pe = strip_span(text, s, cut)
+            if pe > ps:
+                units.append((ps, pe))
+            s, e = strip_span(text, cut, e)
         if e > s:
             units.append((s, e))
     spans: list[tuple[int, int]] = []
@@ -60,7 +68,12 @@ def chunk_document(
         spans.append((units[i][0], units[j - 1][1]))
         if j >= len(units):
             break
-        i = max(j - overlap, i + 1)
+        # Back up ``overlap`` units, but never so far that unit j (new text) no longer fits:
+        # a passage must not be a mere subset of the previous one.
+        nxt = max(j - overlap, i + 1)
+        while nxt < j and units[j][1] - units[nxt][0] > max_chars:
+            nxt += 1
+        i = nxt
     meta = dict(metadata or {})
     return [
         Passage(text[s:e], source_id, {**meta, "doc_span": [s, e], "chunk": k})

@@ -5,6 +5,13 @@ passages that keep character offsets, and returns :class:`~verifier.types.Eviden
 ``span`` indexes the original document (``retriever.document(source_id)[start:end] ==
 evidence.content``). Indexes save to and load from a folder (JSON, NPY and the FAISS index; no
 pickle).
+
+Example:
+    >>> r = BM25Retriever().index([Passage("Paris is in France.", "d1"),
+    ...                            Passage("Berlin is in Germany.", "d2")])
+    >>> ev = r.retrieve("Where is Paris?", top_k=1)[0]
+    >>> ev.source_id, r.document(ev.source_id)[ev.span[0]:ev.span[1]] == ev.content
+    ('d1', True)
 """
 
 from __future__ import annotations
@@ -21,13 +28,20 @@ import numpy as np
 
 from rag.chunking import chunk_document
 from verifier.embedded import embedded_embedding_model, resolve_device, resolve_dtype
-from verifier.errors import IndexMismatchError
+from verifier.errors import IndexMismatchError, ModelLoadError
 from verifier.registry import register
 from verifier.types import Evidence, Passage
 
 logger = logging.getLogger(__name__)
 
+#: Version of the on-disk index format; a folder with another version is refused.
 FORMAT_VERSION = 1
+#: Name recorded in saved indexes for the embedded all-MiniLM-L6-v2 (whatever its path).
+EMBEDDED_MODEL_ID = "embedded:all-MiniLM-L6-v2"
+
+IndexType = Literal["flat", "hnsw", "ivf"]
+_INDEX_TYPES = ("flat", "hnsw", "ivf")
+_DTYPES = (None, "auto", "float32", "bfloat16", "float16")
 
 STOP_WORDS = frozenset(
     "a an the and or but if then else of in on at to for from by with without as is are was "
@@ -42,6 +56,12 @@ _TOKEN = re.compile(r"\w+", re.UNICODE)
 
 def tokenize(text: str) -> list[str]:
     """BM25 tokeniser: lower-case word characters, punctuation and stop-words removed.
+
+    Args:
+        text: Any text.
+
+    Returns:
+        The tokens in text order (repeats kept).
 
     Example:
         >>> tokenize("The Eiffel Tower, in Paris!")
@@ -59,13 +79,58 @@ class Retriever(Protocol):
         ...
 
 
+def _check_top_k(top_k: int) -> None:
+    if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k <= 0:
+        raise ValueError(f"top_k must be > 0, got {top_k!r}")
+
+
 def _check_query(query: str, top_k: int) -> None:
     if not isinstance(query, str):
         raise TypeError(f"query must be a str, got {type(query).__name__}")
     if not query.strip():
-        raise ValueError("query must not be empty")
-    if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k <= 0:
-        raise ValueError(f"top_k must be > 0, got {top_k!r}")
+        raise ValueError(f"query must not be empty, got {query!r}")
+    _check_top_k(top_k)
+
+
+def _check_queries(queries: Sequence[str], top_k: int) -> list[str]:
+    if isinstance(queries, str) or not isinstance(queries, Sequence):
+        raise TypeError(f"queries must be a sequence of str, got {type(queries).__name__}")
+    _check_top_k(top_k)
+    for i, q in enumerate(queries):
+        if not isinstance(q, str):
+            raise TypeError(f"queries[{i}] must be a str, got {type(q).__name__}")
+        if not q.strip():
+            raise ValueError(f"queries[{i}] must not be empty, got {q!r}")
+    return list(queries)
+
+
+def _top_n(ids: np.ndarray, scores: np.ndarray, n: int) -> list[tuple[int, float]]:
+    """The ``n`` best ``(id, score)`` pairs, ties broken by the smaller id (deterministic)."""
+    if len(scores) > n:
+        kth = np.partition(scores, len(scores) - n)[len(scores) - n]
+        keep = scores >= kth
+        ids, scores = ids[keep], scores[keep]
+    order = np.lexsort((ids, -scores))[:n]
+    return [(int(ids[i]), float(scores[i])) for i in order]
+
+
+def _model_id(model_name_or_path: str | None) -> str:
+    """Canonical name of an embedding model, as recorded in saved indexes.
+
+    ``None`` and the embedded model's folder both give :data:`EMBEDDED_MODEL_ID`; another
+    existing folder gives its resolved path; anything else (a hub id) is kept as given.
+    """
+    if model_name_or_path is None or model_name_or_path == EMBEDDED_MODEL_ID:
+        return EMBEDDED_MODEL_ID
+    path = Path(model_name_or_path).expanduser()
+    if not path.exists():
+        return model_name_or_path
+    resolved = path.resolve()
+    try:
+        embedded = Path(embedded_embedding_model()).resolve()
+    except ModelLoadError:  # not installed: this folder cannot be the embedded model
+        embedded = None
+    return EMBEDDED_MODEL_ID if resolved == embedded else str(resolved)
 
 
 class _Corpus:
@@ -76,6 +141,8 @@ class _Corpus:
     def __init__(self, *, chunk_max_chars: int = 800, chunk_overlap: int = 1) -> None:
         if not isinstance(chunk_max_chars, int) or chunk_max_chars <= 0:
             raise ValueError(f"chunk_max_chars must be a positive int, got {chunk_max_chars!r}")
+        if not isinstance(chunk_overlap, int) or chunk_overlap < 0:
+            raise ValueError(f"chunk_overlap must be an int >= 0, got {chunk_overlap!r}")
         self.chunk_max_chars = chunk_max_chars
         self.chunk_overlap = chunk_overlap
         self.documents: dict[str, str] = {}
@@ -83,7 +150,8 @@ class _Corpus:
 
     def _ingest(self, documents: Sequence[Passage]) -> None:
         if isinstance(documents, (str, Passage)) or not isinstance(documents, Sequence):
-            raise TypeError("documents must be a sequence of Passage")
+            raise TypeError(
+                f"documents must be a sequence of Passage, got {type(documents).__name__}")
         if len(documents) == 0:
             raise ValueError("cannot index an empty corpus: documents is empty")
         docs: dict[str, str] = {}
@@ -98,13 +166,19 @@ class _Corpus:
             passages.extend(chunk_document(d.text, d.source_id, max_chars=self.chunk_max_chars,
                                            overlap=self.chunk_overlap, metadata=d.metadata))
         self.documents, self.passages = docs, passages
+        logger.info("%s: %d documents chunked into %d passages", type(self).__name__,
+                    len(docs), len(passages))
 
     def _require_index(self) -> None:
         if not self.passages:
             raise ValueError(f"{type(self).__name__} has no index: call index(documents) first")
 
     def document(self, source_id: str) -> str:
-        """Full original text of an indexed document."""
+        """Full original text of an indexed document (what ``Evidence.span`` indexes).
+
+        Raises:
+            KeyError: No indexed document has this ``source_id``.
+        """
         try:
             return self.documents[source_id]
         except KeyError:
@@ -119,13 +193,15 @@ class _Corpus:
         return {"chunk_max_chars": self.chunk_max_chars, "chunk_overlap": self.chunk_overlap}
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"type": registry name, "init_parameters": {...}}``."""
+        """``{"type": registry name, "init_parameters": {...}}`` (JSON-serialisable)."""
         return {"type": self.type_name, "init_parameters": self._params()}
 
     def _save_corpus(self, path: Path, extra: dict[str, Any]) -> None:
         self._require_index()
         path.mkdir(parents=True, exist_ok=True)
-        manifest = {"format_version": FORMAT_VERSION, **self.to_dict(), **extra}
+        manifest = {"format_version": FORMAT_VERSION, **self.to_dict(),
+                    "n_documents": len(self.documents), "n_passages": len(self.passages),
+                    **extra}
         (path / "manifest.json").write_text(json.dumps(manifest, indent=2))
         (path / "documents.json").write_text(json.dumps(self.documents, ensure_ascii=False))
         (path / "passages.json").write_text(
@@ -147,15 +223,30 @@ class _Corpus:
                 f"{str(path)!r} holds a {manifest.get('type')!r} index, not {expected_type!r}")
         return manifest
 
-    def _load_corpus(self, path: Path) -> None:
+    def _load_corpus(self, path: Path, manifest: dict[str, Any]) -> None:
         self.documents = json.loads((path / "documents.json").read_text())
         self.passages = [Passage.from_dict(d)
                          for d in json.loads((path / "passages.json").read_text())]
+        n = manifest.get("n_passages")
+        if n is not None and n != len(self.passages):
+            raise IndexMismatchError(
+                f"{str(path)!r}: manifest lists {n} passages, passages.json has "
+                f"{len(self.passages)}")
 
 
 @register("retriever.bm25.v1")
 class BM25Retriever(_Corpus):
-    """Lexical retrieval with BM25 (Okapi) over the chunked passages.
+    """Lexical retrieval with BM25 (Okapi, Lucene's idf) over the chunked passages.
+
+    The corpus statistics come from ``rank_bm25.BM25Okapi``; at index time they are turned
+    into a sparse ``(vocabulary, n_passages)`` matrix of per-term BM25 weights, so that a query
+    costs one sparse product instead of a Python loop over every passage (same scores).
+
+    Args:
+        k1: Term-frequency saturation (>= 0).
+        b: Length normalisation in [0, 1].
+        chunk_max_chars: Passage size used to chunk long documents.
+        chunk_overlap: Sentences shared by consecutive passages.
 
     Example:
         >>> r = BM25Retriever().index([Passage("Paris is in France.", "d1"),
@@ -169,19 +260,29 @@ class BM25Retriever(_Corpus):
     def __init__(self, *, k1: float = 1.5, b: float = 0.75, chunk_max_chars: int = 800,
                  chunk_overlap: int = 1) -> None:
         super().__init__(chunk_max_chars=chunk_max_chars, chunk_overlap=chunk_overlap)
-        self.k1, self.b = k1, b
-        self._bm25: Any = None
+        if isinstance(k1, bool) or not isinstance(k1, (int, float)) or not k1 >= 0:
+            raise ValueError(f"k1 must be a number >= 0, got {k1!r}")
+        if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= 1:
+            raise ValueError(f"b must be a number in [0, 1], got {b!r}")
+        self.k1, self.b = float(k1), float(b)
+        self._vocab: dict[str, int] = {}
+        self._weights: Any = None  # scipy CSR, shape (len(vocab), n_passages)
 
     def _params(self) -> dict[str, Any]:
         return {"k1": self.k1, "b": self.b, **super()._params()}
 
     def index(self, documents: Sequence[Passage]) -> BM25Retriever:
-        """Chunk and index ``documents``; returns ``self``."""
+        """Chunk and index ``documents`` (whole documents); returns ``self``.
+
+        Raises:
+            ValueError: ``documents`` is empty or repeats a ``source_id``.
+            TypeError: ``documents`` is not a sequence of :class:`Passage`.
+        """
         self._ingest(documents)
         self._build()
         return self
 
-    def _build(self) -> None:
+    def _okapi(self) -> Any:
         from rank_bm25 import BM25Okapi
 
         class _LuceneIdfBM25(BM25Okapi):
@@ -191,42 +292,111 @@ class BM25Retriever(_Corpus):
                 n = self.corpus_size
                 self.idf = {w: math.log(1 + (n - f + 0.5) / (f + 0.5)) for w, f in nd.items()}
 
-        corpus = [tokenize(p.text) or ["_"] for p in self.passages]
-        self._bm25 = _LuceneIdfBM25(corpus, k1=self.k1, b=self.b)
+        return _LuceneIdfBM25([tokenize(p.text) for p in self.passages], k1=self.k1, b=self.b)
+
+    def _build(self) -> None:
+        from scipy import sparse
+
+        okapi = self._okapi()
+        vocab: dict[str, int] = {}
+        rows: list[int] = []
+        cols: list[int] = []
+        tfs: list[int] = []
+        for j, freqs in enumerate(okapi.doc_freqs):
+            for word, tf in freqs.items():
+                rows.append(vocab.setdefault(word, len(vocab)))
+                cols.append(j)
+                tfs.append(tf)
+        tf = np.asarray(tfs, dtype=np.float64)
+        col = np.asarray(cols, dtype=np.int64)
+        if len(tf):  # avgdl > 0 whenever some passage has a token
+            dl = np.asarray(okapi.doc_len, dtype=np.float64)[col]
+            norm = self.k1 * (1 - self.b + self.b * dl / okapi.avgdl)
+            idf = np.fromiter((okapi.idf[w] for w in vocab), np.float64, len(vocab))
+            data = idf[np.asarray(rows)] * tf * (self.k1 + 1) / (tf + norm)
+        else:
+            data = tf
+        self._weights = sparse.csr_matrix(
+            (data, (np.asarray(rows, dtype=np.int64), col)),
+            shape=(len(vocab), len(self.passages)))
+        self._vocab = vocab
+
+    def _query_matrix(self, queries: Sequence[str]) -> Any:
+        from scipy import sparse
+
+        rows, cols = [], []
+        for i, q in enumerate(queries):
+            for t in tokenize(q):
+                j = self._vocab.get(t)
+                if j is not None:
+                    rows.append(i)
+                    cols.append(j)
+        # Duplicate (row, col) entries add up: a repeated query term counts twice, as in
+        # rank_bm25's get_scores.
+        return sparse.csr_matrix((np.ones(len(rows)), (rows, cols)),
+                                 shape=(len(queries), len(self._vocab)))
 
     def scores(self, query: str) -> np.ndarray:
-        """BM25 score of every passage, shape ``(n_passages,)``."""
+        """BM25 score of every passage, shape ``(n_passages,)`` (float64)."""
         self._require_index()
-        return np.asarray(self._bm25.get_scores(tokenize(query)), dtype=np.float64)
+        return np.asarray((self._query_matrix([query]) @ self._weights).toarray()).ravel()
+
+    def ranked_batch(self, queries: Sequence[str], n: int) -> list[list[tuple[int, float]]]:
+        """``(passage index, score)`` of the ``n`` best passages with a positive score, per query.
+
+        Ties are broken by passage order (deterministic).
+        """
+        self._require_index()
+        out: list[list[tuple[int, float]]] = []
+        step = 1024
+        for start in range(0, len(queries), step):
+            prod = (self._query_matrix(queries[start:start + step]) @ self._weights).tocsr()
+            for i in range(prod.shape[0]):
+                lo, hi = prod.indptr[i], prod.indptr[i + 1]
+                ids, sc = prod.indices[lo:hi], prod.data[lo:hi]
+                keep = sc > 0
+                out.append(_top_n(ids[keep], sc[keep], n))
+        return out
 
     def ranked(self, query: str, n: int) -> list[tuple[int, float]]:
-        """``(passage index, score)`` of the ``n`` best passages with a positive score."""
-        sc = self.scores(query)
-        n = min(n, len(sc))
-        top = np.argpartition(-sc, n - 1)[:n]
-        top = top[np.argsort(-sc[top], kind="stable")]
-        return [(int(i), float(sc[i])) for i in top if sc[i] > 0]
+        """:meth:`ranked_batch` for one query."""
+        return self.ranked_batch([query], n)[0]
 
     def retrieve(self, query: str, *, top_k: int = 5) -> list[Evidence]:
-        """Best passages first (only those sharing a term with the query)."""
+        """Best passages first (only those sharing a term with the query; score = BM25).
+
+        Raises:
+            ValueError: ``query`` is empty, ``top_k <= 0`` or nothing is indexed.
+        """
         _check_query(query, top_k)
-        return [self._evidence(i, s, r) for r, (i, s) in enumerate(self.ranked(query, top_k))]
+        return self.retrieve_batch([query], top_k=top_k)[0]
 
     def retrieve_batch(self, queries: Sequence[str], *, top_k: int = 5) -> list[list[Evidence]]:
-        """:meth:`retrieve` for several queries."""
-        return [self.retrieve(q, top_k=top_k) for q in queries]
+        """:meth:`retrieve` for several queries; returns one list per query."""
+        queries = _check_queries(queries, top_k)
+        return [[self._evidence(i, s, r) for r, (i, s) in enumerate(row)]
+                for row in self.ranked_batch(queries, top_k)]
 
     def save(self, path: str | Path) -> None:
-        """Write the index to a folder."""
+        """Write the index to a folder (manifest, documents and passages as JSON)."""
         self._save_corpus(Path(path), {})
 
     @classmethod
-    def load(cls, path: str | Path) -> BM25Retriever:
-        """Read an index written by :meth:`save` (the BM25 statistics are rebuilt)."""
+    def load(cls, path: str | Path, *, device: str | None = None) -> BM25Retriever:
+        """Read an index written by :meth:`save` (the BM25 statistics are rebuilt).
+
+        Args:
+            path: The folder.
+            device: Accepted for a surface shared with the dense retrievers; BM25 runs on CPU.
+
+        Raises:
+            FileNotFoundError: No index in ``path``.
+            IndexMismatchError: The folder holds another kind of index or format version.
+        """
         path = Path(path)
         manifest = cls._read_manifest(path, cls.type_name)
         r = cls(**manifest["init_parameters"])
-        r._load_corpus(path)
+        r._load_corpus(path, manifest)
         r._build()
         return r
 
@@ -235,14 +405,26 @@ class BM25Retriever(_Corpus):
 class DenseRetriever(_Corpus):
     """Dense retrieval: sentence-transformers embeddings (normalised) in a FAISS index.
 
+    Scores are inner products of unit vectors (cosine similarity). The model loads on
+    :meth:`warm_up` or first use.
+
     Args:
         model_name_or_path: Sentence-transformers id or folder; ``None`` is the embedded
-            all-MiniLM-L6-v2.
-        device: ``None`` (auto) or a torch device.
+            all-MiniLM-L6-v2 (``verifier.embedded.embedded_embedding_model()``).
+        device: ``None`` (auto: cuda, mps, cpu) or a torch device.
         batch_size: Texts per encoding batch.
-        index_type: ``"flat"`` (exact inner product), ``"hnsw"`` or ``"ivf"`` (large corpora).
-        dtype: Encoding dtype (``None``: bf16 where fast, else float32).
-        show_progress_bar: ``None`` shows a bar on a terminal for large corpora.
+        index_type: ``"flat"`` (exact), ``"hnsw"`` or ``"ivf"`` (approximate, for large
+            corpora).
+        dtype: Encoding dtype (``None``: bf16 on CUDA and on CPUs with fast bf16, else
+            float32). Embeddings are re-normalised in float32 either way.
+        chunk_max_chars: Passage size used to chunk long documents.
+        chunk_overlap: Sentences shared by consecutive passages.
+        show_progress_bar: ``None`` shows a bar on a terminal when indexing > 5,000 passages.
+
+    Example:
+        >>> r = DenseRetriever().index([Passage("Paris is in France.", "d1")])  # doctest: +SKIP
+        >>> r.retrieve("Where is Paris?", top_k=1)[0].source_id  # doctest: +SKIP
+        'd1'
     """
 
     type_name = "retriever.dense.v1"
@@ -253,17 +435,23 @@ class DenseRetriever(_Corpus):
         *,
         device: str | None = None,
         batch_size: int = 64,
-        index_type: Literal["flat", "hnsw", "ivf"] = "flat",
+        index_type: IndexType = "flat",
         dtype: str | None = None,
         chunk_max_chars: int = 800,
         chunk_overlap: int = 1,
         show_progress_bar: bool | None = None,
     ) -> None:
         super().__init__(chunk_max_chars=chunk_max_chars, chunk_overlap=chunk_overlap)
-        if index_type not in ("flat", "hnsw", "ivf"):
+        if model_name_or_path is not None and (
+                not isinstance(model_name_or_path, str) or not model_name_or_path):
+            raise ValueError(
+                f"model_name_or_path must be None or a non-empty str, got {model_name_or_path!r}")
+        if index_type not in _INDEX_TYPES:
             raise ValueError(f"index_type must be 'flat', 'hnsw' or 'ivf', got {index_type!r}")
-        if not isinstance(batch_size, int) or batch_size <= 0:
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
             raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        if dtype not in _DTYPES:
+            raise ValueError(f"dtype must be one of {_DTYPES}, got {dtype!r}")
         self.model_name_or_path = model_name_or_path
         self.device = device
         self.batch_size = batch_size
@@ -276,8 +464,8 @@ class DenseRetriever(_Corpus):
 
     @property
     def model_id(self) -> str:
-        """Name recorded in saved indexes (``"embedded:all-MiniLM-L6-v2"`` for the default)."""
-        return self.model_name_or_path or "embedded:all-MiniLM-L6-v2"
+        """Name recorded in saved indexes (:data:`EMBEDDED_MODEL_ID` for the default)."""
+        return _model_id(self.model_name_or_path)
 
     def _params(self) -> dict[str, Any]:
         return {"model_name_or_path": self.model_name_or_path, "device": self.device,
@@ -286,7 +474,11 @@ class DenseRetriever(_Corpus):
                 "show_progress_bar": self.show_progress_bar}
 
     def warm_up(self) -> None:
-        """Load the embedding model once."""
+        """Load the embedding model once (later calls do nothing).
+
+        Raises:
+            ModelLoadError: The embedded model is wanted but not installed.
+        """
         if self._model is not None:
             return
         import torch
@@ -295,22 +487,42 @@ class DenseRetriever(_Corpus):
         device = resolve_device(self.device)
         path = self.model_name_or_path or embedded_embedding_model()
         model = SentenceTransformer(path, device=device)
-        if resolve_dtype(self.dtype, device) == "bfloat16":
-            model = model.to(torch.bfloat16)
+        dtype = resolve_dtype(self.dtype, device)
+        if dtype != "float32":
+            model = model.to(getattr(torch, dtype))
+        model.eval()
+        logger.info("loaded embedding model %s on %s (%s)", self.model_id, device, dtype)
         self._model = model
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Normalised float32 embeddings, shape ``(len(texts), dim)``."""
+    @property
+    def dimension(self) -> int:
+        """Embedding size (loads the model if nothing is indexed yet)."""
+        if self.embeddings is not None:
+            return int(self.embeddings.shape[1])
         self.warm_up()
+        get_dim = getattr(self._model, "get_embedding_dimension", None) or \
+            self._model.get_sentence_embedding_dimension
+        return int(get_dim())
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-norm float32 embeddings, shape ``(len(texts), dim)``; ``(0, dim)`` for none."""
+        if isinstance(texts, str):
+            raise TypeError("texts must be a sequence of str, got str")
+        texts = list(texts)
+        self.warm_up()
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
         show = self.show_progress_bar
         if show is None:
             import sys
 
             show = len(texts) > 5000 and sys.stderr.isatty()
-        emb = self._model.encode(list(texts), batch_size=self.batch_size,
-                                 normalize_embeddings=True, convert_to_numpy=True,
-                                 show_progress_bar=show)
-        return np.ascontiguousarray(emb, dtype=np.float32)
+        emb = self._model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
+                                 convert_to_numpy=True, show_progress_bar=show)
+        emb = np.array(emb, dtype=np.float32)
+        # bf16/fp16 models normalise in low precision; do it again in float32.
+        emb /= np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-12)
+        return np.ascontiguousarray(emb)
 
     def _build_faiss(self, emb: np.ndarray) -> None:
         import faiss
@@ -318,6 +530,8 @@ class DenseRetriever(_Corpus):
         dim = emb.shape[1]
         if self.index_type == "hnsw":
             index = faiss.IndexHNSWFlat(dim, 32, faiss.METRIC_INNER_PRODUCT)
+            index.hnsw.efConstruction = 80
+            index.hnsw.efSearch = 64
         elif self.index_type == "ivf":
             nlist = max(1, min(4096, int(np.sqrt(len(emb)))))
             quant = faiss.IndexFlatIP(dim)
@@ -330,28 +544,50 @@ class DenseRetriever(_Corpus):
         self._faiss = index
 
     def index(self, documents: Sequence[Passage]) -> DenseRetriever:
-        """Chunk, embed and index ``documents``; returns ``self``."""
+        """Chunk, embed and index ``documents`` (whole documents); returns ``self``.
+
+        Raises:
+            ValueError: ``documents`` is empty or repeats a ``source_id``.
+            TypeError: ``documents`` is not a sequence of :class:`Passage`.
+        """
         self._ingest(documents)
         self.embeddings = self.encode([p.text for p in self.passages])
         self._build_faiss(self.embeddings)
         return self
 
     def ranked_batch(self, queries: Sequence[str], n: int) -> list[list[tuple[int, float]]]:
-        """``(passage index, cosine)`` of the ``n`` nearest passages of each query."""
+        """``(passage index, cosine)`` of the ``n`` nearest passages of each query, best first.
+
+        Raises:
+            IndexMismatchError: The model's embedding size differs from the index's.
+        """
         self._require_index()
         q = self.encode(queries)
+        if q.shape[1] != self._faiss.d:
+            raise IndexMismatchError(
+                f"embedding model {self.model_id!r} gives {q.shape[1]}-d vectors, the index "
+                f"holds {self._faiss.d}-d ones")
         scores, ids = self._faiss.search(q, min(n, len(self.passages)))
-        return [[(int(i), float(s)) for i, s in zip(row_i, row_s, strict=True) if i >= 0]
+        # Equal scores (duplicate passages) come back in FAISS's order; sort them by index.
+        return [sorted(((int(i), float(s)) for i, s in zip(row_i, row_s, strict=True) if i >= 0),
+                       key=lambda t: (-t[1], t[0]))
                 for row_i, row_s in zip(ids, scores, strict=True)]
 
     def retrieve(self, query: str, *, top_k: int = 5) -> list[Evidence]:
-        """Nearest passages first (score = cosine similarity)."""
+        """Nearest passages first (score = cosine similarity).
+
+        Raises:
+            ValueError: ``query`` is empty, ``top_k <= 0`` or nothing is indexed.
+        """
+        _check_query(query, top_k)
         return self.retrieve_batch([query], top_k=top_k)[0]
 
     def retrieve_batch(self, queries: Sequence[str], *, top_k: int = 5) -> list[list[Evidence]]:
         """:meth:`retrieve` for several queries, encoded in one batch."""
-        for q in queries:
-            _check_query(q, top_k)
+        queries = _check_queries(queries, top_k)
+        self._require_index()
+        if not queries:
+            return []
         return [[self._evidence(i, s, r) for r, (i, s) in enumerate(row)]
                 for row in self.ranked_batch(queries, top_k)]
 
@@ -363,20 +599,23 @@ class DenseRetriever(_Corpus):
             raise ValueError(f"{type(corpus).__name__} has no index: call index(documents) first")
         corpus._save_corpus(path, {"embedding_model": self.model_id,
                                    "dimension": int(emb.shape[1])})
-        np.save(path / "embeddings.npy", emb)
+        np.save(path / "embeddings.npy", emb, allow_pickle=False)
         faiss.write_index(self._faiss, str(path / "faiss.index"))
 
     def _load_vectors(self, path: Path, manifest: dict[str, Any]) -> None:
         import faiss
 
-        self.embeddings = np.load(path / "embeddings.npy")
+        self.embeddings = np.load(path / "embeddings.npy", allow_pickle=False)
         self._faiss = faiss.read_index(str(path / "faiss.index"))
-        if self._faiss.d != manifest["dimension"]:
-            raise IndexMismatchError(f"FAISS index dimension {self._faiss.d} != manifest "
-                                     f"{manifest['dimension']} in {str(path)!r}")
+        dim, n = manifest["dimension"], len(self.passages)
+        if self._faiss.d != dim or self.embeddings.shape != (n, dim) or self._faiss.ntotal != n:
+            raise IndexMismatchError(
+                f"{str(path)!r} is inconsistent: manifest says {n} passages of dimension {dim}, "
+                f"embeddings.npy has shape {self.embeddings.shape}, faiss.index holds "
+                f"{self._faiss.ntotal} vectors of dimension {self._faiss.d}")
 
     def save(self, path: str | Path) -> None:
-        """Write the index to a folder (manifest, passages, embeddings, FAISS index)."""
+        """Write the index to a folder (manifest, documents, passages, embeddings, FAISS index)."""
         self._save_vectors(self, Path(path))
 
     @classmethod
@@ -391,12 +630,14 @@ class DenseRetriever(_Corpus):
             device: Torch device for query encoding.
 
         Raises:
-            IndexMismatchError: The index was written by another embedding model.
+            FileNotFoundError: No index in ``path``.
+            IndexMismatchError: The index was written by another embedding model, holds
+                another kind of index, or its files disagree.
         """
         path = Path(path)
         manifest = _read_vector_manifest(path, cls.type_name, model_name_or_path)
         r = cls(**{**manifest["init_parameters"], "device": device})
-        r._load_corpus(path)
+        r._load_corpus(path, manifest)
         r._load_vectors(path, manifest)
         return r
 
@@ -404,28 +645,35 @@ class DenseRetriever(_Corpus):
 def _read_vector_manifest(path: Path, type_name: str, model_name_or_path: str | None
                           ) -> dict[str, Any]:
     manifest = _Corpus._read_manifest(path, type_name)
-    if model_name_or_path is not None and model_name_or_path != manifest["embedding_model"]:
+    if model_name_or_path is not None and _model_id(model_name_or_path) != \
+            manifest["embedding_model"]:
         raise IndexMismatchError(
             f"index in {str(path)!r} was written with embedding model "
-            f"{manifest['embedding_model']!r}, not {model_name_or_path!r}")
+            f"{manifest['embedding_model']!r}, not {_model_id(model_name_or_path)!r}; "
+            "re-index the documents with the new model")
     return manifest
 
 
 @register("retriever.hybrid.v1")
 class HybridRetriever(_Corpus):
-    """BM25 + dense retrieval fused by weighted reciprocal rank fusion.
+    """BM25 + dense retrieval fused by weighted reciprocal rank fusion (RRF).
 
     ``score(p) = dense_weight / (rrf_k + rank_dense(p)) + (1 - dense_weight) / (rrf_k +
-    rank_bm25(p))`` (ranks from 1; a passage missing from a list gets no term from it).
+    rank_bm25(p))`` with ranks from 1; each retriever contributes its ``candidates * top_k``
+    best passages and a passage missing from a list gets no term from it.
 
     Args:
         model_name_or_path: Sentence-transformers model (``None``: the embedded MiniLM).
         device: Torch device (``None``: auto).
         batch_size: Encoding batch size.
-        rrf_k: Reciprocal rank fusion constant.
-        dense_weight: Weight of the dense ranking in [0, 1].
+        rrf_k: Reciprocal rank fusion constant (> 0).
+        dense_weight: Weight of the dense ranking in [0, 1] (0: BM25 only, 1: dense only).
         index_type: FAISS index kind (``"flat"``, ``"hnsw"``, ``"ivf"``).
+        dtype: Encoding dtype (see :class:`DenseRetriever`).
         candidates: How many candidates each retriever contributes per ``top_k`` (multiplier).
+        chunk_max_chars: Passage size used to chunk long documents.
+        chunk_overlap: Sentences shared by consecutive passages.
+        show_progress_bar: ``None`` shows a bar on a terminal for large corpora.
 
     Example:
         >>> r = HybridRetriever().index([Passage("Paris is in France.", "d1")])  # doctest: +SKIP
@@ -443,7 +691,7 @@ class HybridRetriever(_Corpus):
         batch_size: int = 64,
         rrf_k: int = 60,
         dense_weight: float = 0.5,
-        index_type: Literal["flat", "hnsw", "ivf"] = "flat",
+        index_type: IndexType = "flat",
         dtype: str | None = None,
         candidates: int = 4,
         chunk_max_chars: int = 800,
@@ -451,11 +699,12 @@ class HybridRetriever(_Corpus):
         show_progress_bar: bool | None = None,
     ) -> None:
         super().__init__(chunk_max_chars=chunk_max_chars, chunk_overlap=chunk_overlap)
-        if not 0.0 <= float(dense_weight) <= 1.0:
+        if (isinstance(dense_weight, bool) or not isinstance(dense_weight, (int, float))
+                or not 0.0 <= dense_weight <= 1.0):
             raise ValueError(f"dense_weight must be in [0, 1], got {dense_weight!r}")
-        if not isinstance(rrf_k, int) or rrf_k <= 0:
+        if not isinstance(rrf_k, int) or isinstance(rrf_k, bool) or rrf_k <= 0:
             raise ValueError(f"rrf_k must be a positive int, got {rrf_k!r}")
-        if not isinstance(candidates, int) or candidates <= 0:
+        if not isinstance(candidates, int) or isinstance(candidates, bool) or candidates <= 0:
             raise ValueError(f"candidates must be a positive int, got {candidates!r}")
         self.rrf_k, self.dense_weight, self.candidates = rrf_k, float(dense_weight), candidates
         self.bm25 = BM25Retriever(chunk_max_chars=chunk_max_chars, chunk_overlap=chunk_overlap)
@@ -463,6 +712,11 @@ class HybridRetriever(_Corpus):
                                     index_type=index_type, dtype=dtype,
                                     chunk_max_chars=chunk_max_chars, chunk_overlap=chunk_overlap,
                                     show_progress_bar=show_progress_bar)
+
+    @property
+    def model_id(self) -> str:
+        """Name of the embedding model recorded in saved indexes."""
+        return self.dense.model_id
 
     def _params(self) -> dict[str, Any]:
         d = self.dense._params()
@@ -473,31 +727,45 @@ class HybridRetriever(_Corpus):
         """Load the embedding model."""
         self.dense.warm_up()
 
+    def _share_corpus(self) -> None:
+        for part in (self.bm25, self.dense):
+            part.documents, part.passages = self.documents, self.passages
+
     def index(self, documents: Sequence[Passage]) -> HybridRetriever:
-        """Chunk and index ``documents`` in both retrievers; returns ``self``."""
+        """Chunk and index ``documents`` in both retrievers; returns ``self``.
+
+        Raises:
+            ValueError: ``documents`` is empty or repeats a ``source_id``.
+            TypeError: ``documents`` is not a sequence of :class:`Passage`.
+        """
         self._ingest(documents)
-        self.bm25.documents, self.bm25.passages = self.documents, self.passages
+        self._share_corpus()
         self.bm25._build()
-        self.dense.documents, self.dense.passages = self.documents, self.passages
         self.dense.embeddings = self.dense.encode([p.text for p in self.passages])
         self.dense._build_faiss(self.dense.embeddings)
         return self
 
     def retrieve(self, query: str, *, top_k: int = 5) -> list[Evidence]:
-        """Best fused passages first (score = fused RRF score)."""
+        """Best fused passages first (score = fused RRF score).
+
+        Raises:
+            ValueError: ``query`` is empty, ``top_k <= 0`` or nothing is indexed.
+        """
+        _check_query(query, top_k)
         return self.retrieve_batch([query], top_k=top_k)[0]
 
     def retrieve_batch(self, queries: Sequence[str], *, top_k: int = 5) -> list[list[Evidence]]:
         """:meth:`retrieve` for several queries (dense queries encoded in one batch)."""
-        for q in queries:
-            _check_query(q, top_k)
+        queries = _check_queries(queries, top_k)
         self._require_index()
+        if not queries:
+            return []
         n = top_k * self.candidates
-        dense_rows = self.dense.ranked_batch(queries, n) if self.dense_weight > 0 else \
-            [[] for _ in queries]
+        none: list[list[tuple[int, float]]] = [[] for _ in queries]
+        dense_rows = self.dense.ranked_batch(queries, n) if self.dense_weight > 0 else none
+        bm25_rows = self.bm25.ranked_batch(queries, n) if self.dense_weight < 1 else none
         out = []
-        for q, drow in zip(queries, dense_rows, strict=True):
-            brow = self.bm25.ranked(q, n) if self.dense_weight < 1 else []
+        for drow, brow in zip(dense_rows, bm25_rows, strict=True):
             fused: dict[int, float] = {}
             for rank, (i, _) in enumerate(drow, start=1):
                 fused[i] = fused.get(i, 0.0) + self.dense_weight / (self.rrf_k + rank)
@@ -516,15 +784,22 @@ class HybridRetriever(_Corpus):
              device: str | None = None) -> HybridRetriever:
         """Read an index written by :meth:`save` (BM25 statistics are rebuilt).
 
+        Args:
+            path: The folder.
+            model_name_or_path: Embedding model to query with; must be the one that wrote the
+                index (default: that one).
+            device: Torch device for query encoding.
+
         Raises:
-            IndexMismatchError: ``model_name_or_path`` differs from the model that wrote it.
+            FileNotFoundError: No index in ``path``.
+            IndexMismatchError: ``model_name_or_path`` differs from the model that wrote it,
+                the folder holds another kind of index, or its files disagree.
         """
         path = Path(path)
         manifest = _read_vector_manifest(path, cls.type_name, model_name_or_path)
         r = cls(**{**manifest["init_parameters"], "device": device})
-        r._load_corpus(path)
-        for part in (r.bm25, r.dense):
-            part.documents, part.passages = r.documents, r.passages
+        r._load_corpus(path, manifest)
+        r._share_corpus()
         r.bm25._build()
         r.dense._load_vectors(path, manifest)
         return r

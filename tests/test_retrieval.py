@@ -1,10 +1,20 @@
 from __future__ import annotations
 
+import json
+
+import numpy as np
 import pytest
 
-from rag.chunking import chunk_document
-from rag.retrieval import BM25Retriever, DenseRetriever, HybridRetriever, Retriever, tokenize
+from rag.retrieval import (
+    EMBEDDED_MODEL_ID,
+    BM25Retriever,
+    DenseRetriever,
+    HybridRetriever,
+    Retriever,
+    tokenize,
+)
 from verifier.errors import IndexMismatchError
+from verifier.registry import from_config
 from verifier.types import Passage
 
 DOCS = [
@@ -15,100 +25,231 @@ DOCS = [
     Passage("London is the capital of England. The Thames flows through London.", "wiki/london"),
     Passage("The dog is a domesticated animal. A dog can be red or blue.", "wiki/dog"),
 ]
+QUERIES = ["capital of Germany", "Thames river", "red dog", "Which river flows through Paris?"]
 
 
-def test_retrieval_tokenize_drops_stop_words_and_punctuation() -> None:
-    assert tokenize("The capital of France, is PARIS!") == ["capital", "france", "paris"]
+def _tiny(cls, model, **kw):
+    return cls(str(model), device="cpu", dtype="float32", **kw)
 
 
-def test_chunking_spans_slice_back_and_cover(tmp_path) -> None:
-    text = " ".join(f"Sentence number {i} talks about the city of Paris." for i in range(40))
-    passages = chunk_document(text, "doc", max_chars=200, overlap=1)
-    assert len(passages) > 5
-    for p in passages:
-        s, e = p.metadata["doc_span"]
-        assert text[s:e] == p.text and len(p.text) <= 200
-    assert passages[0].metadata["doc_span"][0] == 0
-    assert passages[-1].metadata["doc_span"][1] == len(text)
-    for a, b in zip(passages, passages[1:], strict=False):
-        assert b.metadata["doc_span"][0] <= a.metadata["doc_span"][1]
-
-
-def test_chunking_long_sentence_is_split_not_dropped() -> None:
-    text = "word " * 300
-    passages = chunk_document(text, "d", max_chars=100, overlap=0)
-    assert "".join(p.text for p in passages).replace(" ", "") == text.replace(" ", "")
-
-
-@pytest.mark.parametrize("kwargs", [{"max_chars": 0}, {"overlap": -1}])
-def test_chunking_rejects_bad_arguments(kwargs) -> None:
-    with pytest.raises(ValueError, match="must be"):
-        chunk_document("a b", "d", **kwargs)
-
-
-def _check_spans(r, evs) -> None:
+def _check_spans(r, evs, top_k) -> None:
+    assert 0 < len(evs) <= top_k
+    assert [e.rank for e in evs] == list(range(len(evs)))
+    assert all(a.score >= b.score for a, b in zip(evs, evs[1:], strict=False))
     for ev in evs:
         s, e = ev.span
         assert r.document(ev.source_id)[s:e] == ev.content
 
 
+def test_retrieval_tokenize_drops_stop_words_and_punctuation() -> None:
+    assert tokenize("The capital of France, is PARIS!") == ["capital", "france", "paris"]
+    assert tokenize("Don't stop: 3.6 million!") == ["don", "stop", "3", "6", "million"]
+    assert tokenize("") == []
+
+
 def test_retrieval_bm25_finds_and_spans_slice_back() -> None:
     r = BM25Retriever(chunk_max_chars=60).index(DOCS)
     evs = r.retrieve("Which river flows through Paris?", top_k=3)
-    assert evs[0].source_id == "wiki/paris" and "Seine" in evs[0].content
-    assert [e.rank for e in evs] == list(range(len(evs)))
-    _check_spans(r, evs)
+    assert evs[0].source_id == "wiki/paris"
+    assert evs[0].content == "The Seine river flows through Paris."
+    _check_spans(r, evs, 3)
     assert isinstance(r, Retriever)
+    assert r.retrieve("the of and", top_k=3) == []  # stop-words only: nothing shares a term
 
 
-def test_retrieval_errors_are_clear(tiny_embedding_model) -> None:
+def test_retrieval_bm25_scores_match_rank_bm25() -> None:
+    r = BM25Retriever(k1=1.2, b=0.6, chunk_max_chars=60).index(DOCS)
+    okapi = r._okapi()
+    for q in [*QUERIES, "Paris Paris capital", "unknownword"]:
+        np.testing.assert_allclose(r.scores(q), okapi.get_scores(tokenize(q)), rtol=1e-12)
+    # ties (two identical passages) are broken by passage order
+    twins = BM25Retriever().index([Passage("Red dog.", "b"), Passage("Red dog.", "a")])
+    assert [e.source_id for e in twins.retrieve("dog", top_k=2)] == ["b", "a"]
+
+
+@pytest.mark.parametrize("kind", ["bm25", "dense", "hybrid"])
+def test_retrieval_evidence_spans_slice_back_into_long_documents(kind, tiny_embedding_model
+                                                                 ) -> None:
+    long_docs = [Passage(" ".join(d.text for d in DOCS[i:] + DOCS[:i]) * 3, f"long{i}")
+                 for i in range(3)]
+    r = {"bm25": lambda: BM25Retriever(chunk_max_chars=70),
+         "dense": lambda: _tiny(DenseRetriever, tiny_embedding_model, chunk_max_chars=70),
+         "hybrid": lambda: _tiny(HybridRetriever, tiny_embedding_model, chunk_max_chars=70),
+         }[kind]().index(long_docs)
+    assert len(r.passages) > 3 * len(long_docs)
+    for evs in r.retrieve_batch(QUERIES, top_k=6):
+        _check_spans(r, evs, 6)
+        assert all(e.span != (0, 0) for e in evs)
+    assert r.document("long1") == long_docs[1].text
+
+
+@pytest.mark.parametrize("kind", ["bm25", "dense", "hybrid"])
+def test_retrieval_errors_are_clear(kind, tiny_embedding_model) -> None:
+    make = {"bm25": BM25Retriever,
+            "dense": lambda: _tiny(DenseRetriever, tiny_embedding_model),
+            "hybrid": lambda: _tiny(HybridRetriever, tiny_embedding_model)}[kind]
+    with pytest.raises(ValueError, match="no index: call index"):
+        make().retrieve("paris")
     with pytest.raises(ValueError, match="empty corpus"):
-        BM25Retriever().index([])
-    r = BM25Retriever().index(DOCS)
+        make().index([])
+    with pytest.raises(ValueError, match="repeats source_id 'wiki/paris'"):
+        make().index([DOCS[0], DOCS[0]])
+    with pytest.raises(TypeError, match="documents must be a sequence of Passage, got str"):
+        make().index("Paris is in France.")
+    with pytest.raises(TypeError, match=r"documents\[0\] must be a Passage, got str"):
+        make().index(["Paris is in France."])
+    r = make().index(DOCS)
     with pytest.raises(ValueError, match="query must not be empty"):
         r.retrieve("  ")
     with pytest.raises(ValueError, match="top_k must be > 0, got 0"):
         r.retrieve("paris", top_k=0)
-    with pytest.raises(ValueError, match="no index"):
-        DenseRetriever(str(tiny_embedding_model)).retrieve("paris")
-    with pytest.raises(ValueError, match="repeats source_id"):
-        BM25Retriever().index([DOCS[0], DOCS[0]])
-    with pytest.raises(ValueError, match="dense_weight must be in"):
-        HybridRetriever(dense_weight=2)
+    with pytest.raises(ValueError, match="top_k must be > 0, got -2"):
+        r.retrieve_batch(["paris"], top_k=-2)
+    with pytest.raises(TypeError, match="queries must be a sequence of str, got str"):
+        r.retrieve_batch("paris")
+    with pytest.raises(ValueError, match=r"queries\[1\] must not be empty"):
+        r.retrieve_batch(["paris", ""])
+    with pytest.raises(KeyError, match="no indexed document with source_id 'nope'"):
+        r.document("nope")
+    assert r.retrieve_batch([]) == []
+    assert len(r.retrieve("capital", top_k=100)) <= len(r.passages)
+
+
+@pytest.mark.parametrize(("cls", "kwargs", "match"), [
+    (HybridRetriever, {"dense_weight": 2}, "dense_weight must be in"),
+    (HybridRetriever, {"rrf_k": 0}, "rrf_k must be a positive int, got 0"),
+    (HybridRetriever, {"candidates": 0}, "candidates must be a positive int, got 0"),
+    (DenseRetriever, {"index_type": "lsh"}, "index_type must be 'flat', 'hnsw' or 'ivf', got"),
+    (DenseRetriever, {"batch_size": 0}, "batch_size must be a positive int, got 0"),
+    (DenseRetriever, {"dtype": "int8"}, "dtype must be one of"),
+    (BM25Retriever, {"b": 1.5}, "b must be a number in"),
+    (BM25Retriever, {"chunk_max_chars": 0}, "chunk_max_chars must be a positive int, got 0"),
+    (BM25Retriever, {"chunk_overlap": -1}, "chunk_overlap must be an int >= 0, got -1"),
+])
+def test_retrieval_constructor_rejects_bad_values(cls, kwargs, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        cls(**kwargs)
+
+
+def test_retrieval_hybrid_fuses_and_batches_like_single_queries(tiny_embedding_model) -> None:
+    r = _tiny(HybridRetriever, tiny_embedding_model, chunk_max_chars=60).index(DOCS)
+    batch = r.retrieve_batch(QUERIES, top_k=4)
+    assert batch == [r.retrieve(q, top_k=4) for q in QUERIES]
+    # the weight's extremes are the two retrievers' own rankings
+    bm25 = BM25Retriever(chunk_max_chars=60).index(DOCS)
+    dense = _tiny(DenseRetriever, tiny_embedding_model, chunk_max_chars=60).index(DOCS)
+    r.dense_weight = 0.0
+    for q in QUERIES:
+        fused = [(e.source_id, e.span) for e in r.retrieve(q, top_k=3)]
+        assert fused == [(e.source_id, e.span) for e in bm25.retrieve(q, top_k=3)]
+    # the tiny random model ties many passages: compare the cosines of what comes back
+    r.dense_weight = 1.0
+    row = {(p.source_id, tuple(p.metadata["doc_span"])): i for i, p in enumerate(dense.passages)}
+    for q in QUERIES:
+        qv = dense.encode([q])[0]
+        cos = [float(dense.embeddings[row[e.source_id, e.span]] @ qv)
+               for e in r.retrieve(q, top_k=3)]
+        assert cos == pytest.approx([e.score for e in dense.retrieve(q, top_k=3)], abs=1e-5)
+    # fused score of a passage ranked 1st by both = 1 / (rrf_k + 1)
+    r.dense_weight = 0.5
+    for q, evs in zip(QUERIES, batch, strict=True):
+        if evs[0].span == bm25.retrieve(q)[0].span == dense.retrieve(q)[0].span:
+            assert evs[0].score == pytest.approx(1 / 61)
+
+
+def test_retrieval_dense_encode_is_normalised(tiny_embedding_model) -> None:
+    r = _tiny(DenseRetriever, tiny_embedding_model)
+    assert r._model is None  # lazy: nothing loaded by the constructor
+    emb = r.encode(["Paris is in France.", "dog"])
+    assert emb.shape == (2, 32) and emb.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(emb, axis=1), 1.0, rtol=1e-5)
+    assert r.encode([]).shape == (0, 32)
 
 
 def test_retrieval_hybrid_save_load_round_trip(tmp_path, tiny_embedding_model) -> None:
     model = str(tiny_embedding_model)
-    r = HybridRetriever(model, chunk_max_chars=80, device="cpu", dtype="float32").index(DOCS)
-    queries = ["capital of Germany", "Thames river", "red dog"]
-    before = r.retrieve_batch(queries, top_k=3)
-    for evs in before:
-        _check_spans(r, evs)
+    r = _tiny(HybridRetriever, tiny_embedding_model, chunk_max_chars=80).index(DOCS)
+    before = r.retrieve_batch(QUERIES, top_k=3)
     r.save(tmp_path / "idx")
+    files = sorted(p.name for p in (tmp_path / "idx").iterdir())
+    assert files == ["documents.json", "embeddings.npy", "faiss.index", "manifest.json",
+                     "passages.json"]
+    manifest = json.loads((tmp_path / "idx" / "manifest.json").read_text())
+    assert manifest["embedding_model"] == str(tiny_embedding_model.resolve())
+    assert manifest["dimension"] == 32 and manifest["format_version"] == 1
+    assert manifest["init_parameters"]["rrf_k"] == 60
+
     again = HybridRetriever.load(tmp_path / "idx", device="cpu")
-    assert again.retrieve_batch(queries, top_k=3) == before
+    assert again.retrieve_batch(QUERIES, top_k=3) == before
+    assert again.document("wiki/dog") == DOCS[3].text
     assert again.to_dict() == {**r.to_dict(), "init_parameters": {
         **r.to_dict()["init_parameters"], "device": "cpu"}}
-    with pytest.raises(IndexMismatchError, match="written with embedding model"):
+    # the same model spelt another way is accepted
+    same = HybridRetriever.load(tmp_path / "idx", model_name_or_path=model + "/.")
+    assert same.retrieve_batch(QUERIES, top_k=3) == before
+    with pytest.raises(IndexMismatchError, match=f"written with embedding model '{model}'.*"
+                                                 "not 'another/model'"):
         HybridRetriever.load(tmp_path / "idx", model_name_or_path="another/model")
+    with pytest.raises(IndexMismatchError, match=EMBEDDED_MODEL_ID):
+        HybridRetriever.load(tmp_path / "idx", model_name_or_path=EMBEDDED_MODEL_ID)
     with pytest.raises(IndexMismatchError, match="not 'retriever.bm25.v1'"):
         BM25Retriever.load(tmp_path / "idx")
+    with pytest.raises(FileNotFoundError, match="manifest.json missing"):
+        HybridRetriever.load(tmp_path / "nowhere")
+
+
+def test_retrieval_load_refuses_inconsistent_folders(tmp_path, tiny_embedding_model) -> None:
+    r = _tiny(DenseRetriever, tiny_embedding_model).index(DOCS)
+    r.save(tmp_path / "idx")
+    np.save(tmp_path / "idx" / "embeddings.npy", r.embeddings[:2])
+    with pytest.raises(IndexMismatchError, match="is inconsistent"):
+        DenseRetriever.load(tmp_path / "idx")
+    mf = tmp_path / "idx" / "manifest.json"
+    mf.write_text(json.dumps({**json.loads(mf.read_text()), "format_version": 99}))
+    with pytest.raises(IndexMismatchError, match="index format 99"):
+        DenseRetriever.load(tmp_path / "idx")
+
+
+def test_retrieval_bm25_save_load_round_trip(tmp_path) -> None:
+    r = BM25Retriever(k1=1.2, chunk_max_chars=60).index(DOCS)
+    r.save(tmp_path / "bm25")
+    again = BM25Retriever.load(tmp_path / "bm25")
+    assert again.to_dict() == r.to_dict()
+    assert again.retrieve_batch(QUERIES, top_k=4) == r.retrieve_batch(QUERIES, top_k=4)
 
 
 @pytest.mark.parametrize("index_type", ["flat", "hnsw", "ivf"])
 def test_retrieval_dense_index_types(tmp_path, tiny_embedding_model, index_type) -> None:
-    r = DenseRetriever(str(tiny_embedding_model), index_type=index_type, dtype="float32",
-                       device="cpu").index(DOCS)
+    r = _tiny(DenseRetriever, tiny_embedding_model, index_type=index_type).index(DOCS)
+    flat = _tiny(DenseRetriever, tiny_embedding_model).index(DOCS)
     evs = r.retrieve("Paris", top_k=2)
-    assert 1 <= len(evs) <= 2
-    _check_spans(r, evs)
+    _check_spans(r, evs, 2)
+    assert evs == flat.retrieve("Paris", top_k=2)  # tiny corpus: approximate search is exact
     r.save(tmp_path / index_type)
     assert DenseRetriever.load(tmp_path / index_type).retrieve("Paris", top_k=2) == evs
 
 
+def test_retrieval_to_dict_rebuilds_through_the_registry(tiny_embedding_model) -> None:
+    for r in (BM25Retriever(k1=1.1), _tiny(DenseRetriever, tiny_embedding_model, batch_size=8),
+              _tiny(HybridRetriever, tiny_embedding_model, rrf_k=10, dense_weight=0.3)):
+        config = r.to_dict()
+        assert json.loads(json.dumps(config)) == config
+        rebuilt = from_config(config)
+        assert type(rebuilt) is type(r) and rebuilt.to_dict() == config
+
+
 @pytest.mark.slow
-def test_retrieval_hybrid_with_embedded_model() -> None:
+def test_retrieval_hybrid_with_embedded_model(tmp_path) -> None:
+    from verifier.embedded import embedded_embedding_model
+
     r = HybridRetriever().index(DOCS)
     evs = r.retrieve("How many people live in Berlin?", top_k=2)
     assert evs[0].source_id == "wiki/berlin"
-    _check_spans(r, evs)
+    _check_spans(r, evs, 2)
+    dense = r.dense.retrieve_batch(["Which river runs through the French capital?"], top_k=1)
+    assert dense[0][0].source_id == "wiki/paris"
+    r.save(tmp_path / "idx")
+    assert json.loads((tmp_path / "idx" / "manifest.json").read_text())["embedding_model"] == \
+        EMBEDDED_MODEL_ID
+    again = HybridRetriever.load(tmp_path / "idx", model_name_or_path=embedded_embedding_model())
+    assert again.retrieve("How many people live in Berlin?", top_k=2) == evs

@@ -434,7 +434,9 @@ class NLIDetector:
         pad_id = tok.pad_token_id if tok.pad_token_id is not None else 0
         with torch.inference_mode():
             for b in batches:
-                width = max(len(ids[i]) for i in b)
+                # Widths rounded up to a multiple of 8: fewer distinct shapes keep the CPU
+                # allocator from fragmenting over long runs (and suit the matmul kernels).
+                width = min(-(-max(len(ids[i]) for i in b) // 8) * 8, self._window)
                 feats = {}
                 for key in keys:
                     fill = pad_id if key == "input_ids" else 0
