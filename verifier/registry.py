@@ -58,8 +58,8 @@ def _load_builtin() -> None:
     for mod in ("verifier.nli", "rag.retrieval", "rag.generation", "rag.decompose"):
         try:
             importlib.import_module(mod)
-        except ImportError:  # pragma: no cover - a module not written yet
-            logger.debug("registry: could not import %s", mod)
+        except ImportError as exc:  # an optional dependency is missing: say which
+            logger.warning("registry: components of %s are unavailable: %s", mod, exc)
 
 
 def get(name: str) -> Callable[..., Any]:
