@@ -23,6 +23,7 @@ def main() -> None:
     ap.add_argument("--small", type=int, default=10_000)
     ap.add_argument("--large", type=int, default=100_000)
     ap.add_argument("--model", default=None, help="NLI model (default: the embedded one)")
+    ap.add_argument("--name", default="eval_memory", help="result file name")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="eval-mem-"))
     src = resolve_preset_inputs("fever")[0].read_text().splitlines()
@@ -51,7 +52,7 @@ def main() -> None:
     growth = (b - a) / a
     print(f"peak memory {args.large} vs {args.small} rows: {growth * 100:+.1f}% "
           f"({'flat within 10%' if abs(growth) <= 0.10 else 'NOT flat'})")
-    write_result("eval_memory", {"model": args.model or "embedded:nli-minilm-l6",
+    write_result(args.name, {"model": args.model or "embedded:nli-minilm-l6",
                                  "results": results, "growth": round(growth, 4)})
 
 

@@ -173,9 +173,20 @@ def main() -> None:
     print("each retriever runs in a fresh process; the CPU is shared with other jobs, so "
           "timings are noisy\n")
 
-    results = {}
+    note = ("Wall-clock on a CPU shared with other agents' jobs (noisy). Dense and hybrid build "
+            "times include embedding every passage. Peak RSS is per retriever (own process: "
+            "Python, libraries, model, corpus, index, query results).")
+    results: dict[str, dict] = {}
+    record = {
+        "corpus": stats, "queries": len(queries), "top_k": args.top_k,
+        "query_selection": "all claims" if len(queries) == n else "evenly spaced claims",
+        "data": {"fever": "fever-dev/fever_dev_rte_claim_evidence.jsonl",
+                 "distractors": "wice-dev/entailment_retrieval_claim_dev.jsonl"},
+        "note": note, "command": "python benchmarks/bench_retrieval.py " +
+        " ".join(f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()),
+        "results": results}
     ctx = mp.get_context("spawn")
-    for name in names:
+    for k, name in enumerate(names):
         with ctx.Pool(1) as pool:
             res = pool.apply(run_one, (name, passages, queries, qgold, args.top_k,
                                        args.batch_size, args.single))
@@ -186,18 +197,9 @@ def main() -> None:
               f"recall@1 {res['recall@1']:.3f}  recall@{args.top_k} "
               f"{res[f'recall@{args.top_k}']:.3f}  peak RSS {res['peak_rss_mb']:.0f} MiB "
               f"(index +{res['index_rss_increase_mb']:.0f} MiB)")
-    note = ("Wall-clock on a CPU shared with other agents' jobs (noisy). Dense and hybrid build "
-            "times include embedding every passage. Peak RSS is per retriever (own process: "
-            "Python, libraries, model, corpus, index, query results).")
+        # written after every retriever, so an interrupted run keeps what it measured
+        write_result(args.out, {**record, "complete": k == len(names) - 1})
     print("\n" + note)
-    write_result(args.out, {
-        "corpus": stats, "queries": len(queries), "top_k": args.top_k,
-        "query_selection": "all claims" if len(queries) == n else "evenly spaced claims",
-        "data": {"fever": "fever-dev/fever_dev_rte_claim_evidence.jsonl",
-                 "distractors": "wice-dev/entailment_retrieval_claim_dev.jsonl"},
-        "note": note, "command": "python benchmarks/bench_retrieval.py " +
-        " ".join(f"--{k.replace('_', '-')} {v}" for k, v in vars(args).items()),
-        "results": results})
 
 
 if __name__ == "__main__":

@@ -139,9 +139,11 @@ class _Corpus:
     type_name: ClassVar[str] = ""
 
     def __init__(self, *, chunk_max_chars: int = 800, chunk_overlap: int = 1) -> None:
-        if not isinstance(chunk_max_chars, int) or chunk_max_chars <= 0:
+        if not isinstance(chunk_max_chars, int) or isinstance(chunk_max_chars, bool) or \
+                chunk_max_chars <= 0:
             raise ValueError(f"chunk_max_chars must be a positive int, got {chunk_max_chars!r}")
-        if not isinstance(chunk_overlap, int) or chunk_overlap < 0:
+        if not isinstance(chunk_overlap, int) or isinstance(chunk_overlap, bool) or \
+                chunk_overlap < 0:
             raise ValueError(f"chunk_overlap must be an int >= 0, got {chunk_overlap!r}")
         self.chunk_max_chars = chunk_max_chars
         self.chunk_overlap = chunk_overlap
