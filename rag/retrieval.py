@@ -171,6 +171,15 @@ class _Corpus:
         logger.info("%s: %d documents chunked into %d passages", type(self).__name__,
                     len(docs), len(passages))
 
+    def retrieve(self, query: str, *, top_k: int = 5) -> list[Evidence]:
+        """Best passages first, as :class:`Evidence` with spans into their documents.
+
+        Raises:
+            ValueError: ``query`` is empty, ``top_k <= 0`` or nothing is indexed.
+        """
+        _check_query(query, top_k)
+        return self.retrieve_batch([query], top_k=top_k)[0]  # type: ignore[attr-defined]
+
     def _require_index(self) -> None:
         if not self.passages:
             raise ValueError(f"{type(self).__name__} has no index: call index(documents) first")
@@ -363,15 +372,6 @@ class BM25Retriever(_Corpus):
     def ranked(self, query: str, n: int) -> list[tuple[int, float]]:
         """:meth:`ranked_batch` for one query."""
         return self.ranked_batch([query], n)[0]
-
-    def retrieve(self, query: str, *, top_k: int = 5) -> list[Evidence]:
-        """Best passages first (only those sharing a term with the query; score = BM25).
-
-        Raises:
-            ValueError: ``query`` is empty, ``top_k <= 0`` or nothing is indexed.
-        """
-        _check_query(query, top_k)
-        return self.retrieve_batch([query], top_k=top_k)[0]
 
     def retrieve_batch(self, queries: Sequence[str], *, top_k: int = 5) -> list[list[Evidence]]:
         """:meth:`retrieve` for several queries; returns one list per query."""
@@ -575,15 +575,6 @@ class DenseRetriever(_Corpus):
                        key=lambda t: (-t[1], t[0]))
                 for row_i, row_s in zip(ids, scores, strict=True)]
 
-    def retrieve(self, query: str, *, top_k: int = 5) -> list[Evidence]:
-        """Nearest passages first (score = cosine similarity).
-
-        Raises:
-            ValueError: ``query`` is empty, ``top_k <= 0`` or nothing is indexed.
-        """
-        _check_query(query, top_k)
-        return self.retrieve_batch([query], top_k=top_k)[0]
-
     def retrieve_batch(self, queries: Sequence[str], *, top_k: int = 5) -> list[list[Evidence]]:
         """:meth:`retrieve` for several queries, encoded in one batch."""
         queries = _check_queries(queries, top_k)
@@ -746,15 +737,6 @@ class HybridRetriever(_Corpus):
         self.dense.embeddings = self.dense.encode([p.text for p in self.passages])
         self.dense._build_faiss(self.dense.embeddings)
         return self
-
-    def retrieve(self, query: str, *, top_k: int = 5) -> list[Evidence]:
-        """Best fused passages first (score = fused RRF score).
-
-        Raises:
-            ValueError: ``query`` is empty, ``top_k <= 0`` or nothing is indexed.
-        """
-        _check_query(query, top_k)
-        return self.retrieve_batch([query], top_k=top_k)[0]
 
     def retrieve_batch(self, queries: Sequence[str], *, top_k: int = 5) -> list[list[Evidence]]:
         """:meth:`retrieve` for several queries (dense queries encoded in one batch)."""
