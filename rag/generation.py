@@ -8,11 +8,14 @@ fill per-token log-probabilities (of the model's distribution at temperature 1).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
 import os
-from collections.abc import Sequence
+import threading
+import weakref
+from collections.abc import Iterator, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from verifier.embedded import embedded_generator_gguf, resolve_device
@@ -23,32 +26,141 @@ from verifier.types import Evidence, Generation
 logger = logging.getLogger(__name__)
 
 DEFAULT_INSTRUCTION = (
-    "Answer the question in two or three full sentences, using only the numbered passages "
-    "above. Cite the passages you use with their numbers in brackets, like [1]. If the "
-    "passages do not contain the answer, say that you do not know."
+    "Answer the question in two or three sentences of your own, using only facts from the "
+    "passages above, and cite the passage numbers you use in brackets, like [1]. Do not copy "
+    "the list of passages. If the passages do not answer the question, say that you do not "
+    "know."
 )
 
 
 def build_prompt(question: str, evidences: Sequence[Evidence], *,
                  instruction: str = DEFAULT_INSTRUCTION) -> str:
-    """Numbered passages first, then the question, then the instruction.
+    """Numbered passages first (``[n] (source_id) text``), then the question, then the instruction.
+
+    Whitespace inside a passage is collapsed so each passage is one line; the numbers are the
+    ``[n]`` markers the answer should cite.
+
+    Args:
+        question: The user's question.
+        evidences: Retrieved passages, best first.
+        instruction: Closing instruction (default: answer only from the passages, cite ``[n]``).
+
+    Returns:
+        The prompt text.
 
     Example:
         >>> print(build_prompt("Where is Paris?", [Evidence("Paris is in France.", "d1")]))
         Passages:
-        [1] Paris is in France.
+        [1] (d1) Paris is in France.
         <BLANKLINE>
         Question: Where is Paris?
         <BLANKLINE>
-        Answer the question in two or three full sentences, using only the numbered passages ...
+        Answer the question in two or three sentences of your own, using only facts from the ...
     """
     if not isinstance(question, str) or not question.strip():
-        raise ValueError("question must be a non-empty str")
+        raise ValueError(f"question must be a non-empty str, got {question!r}")
+    if not isinstance(instruction, str):
+        raise TypeError(f"instruction must be a str, got {type(instruction).__name__}")
     lines = ["Passages:"]
     for i, ev in enumerate(evidences, start=1):
-        lines.append(f"[{i}] {' '.join(ev.content.split())}")
-    lines += ["", f"Question: {question.strip()}", "", instruction]
+        if not isinstance(ev, Evidence):
+            raise TypeError(f"evidences[{i - 1}] must be an Evidence, got {type(ev).__name__}")
+        lines.append(f"[{i}] ({ev.source_id}) {' '.join(ev.content.split())}")
+    if len(lines) == 1:
+        lines.append("(none)")
+    lines += ["", f"Question: {' '.join(question.split())}", "", instruction]
     return "\n".join(lines)
+
+
+_GGUF_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _one_gguf_parse() -> Iterator[None]:
+    """Parse each GGUF file once while loading a model from it.
+
+    transformers builds a new ``gguf.GGUFReader`` for the tokenizer, the config and the
+    weights (for SmolLM2's 49k-token vocabulary each parse costs seconds of pure Python), and
+    a new tensor-name map for each of the model's ~400 modules. Within this block, readers of
+    the same file and maps of the same architecture are shared; both ``gguf`` functions are
+    restored on exit.
+    """
+    try:
+        import gguf
+    except ImportError:  # transformers raises its own error about the missing package
+        yield
+        return
+    original, original_map = gguf.GGUFReader, gguf.get_tensor_name_map
+    cache: dict[tuple[Any, ...], Any] = {}
+    maps: dict[tuple[Any, ...], Any] = {}
+
+    def shared_map(*args: Any) -> Any:  # transformers asks for it once per module (~400x)
+        if args not in maps:
+            maps[args] = original_map(*args)
+        return maps[args]
+
+    class _SharedReader(original):  # type: ignore[misc, valid-type]
+        def __new__(cls, path: Any, *args: Any, **kwargs: Any) -> Any:
+            key = (os.fspath(path), args, tuple(sorted(kwargs.items())))
+            if key not in cache:
+                cache[key] = original(path, *args, **kwargs)
+            return cache[key]  # not a _SharedReader: __init__ does not run again
+
+    with _GGUF_LOCK:
+        gguf.GGUFReader, gguf.get_tensor_name_map = _SharedReader, shared_map
+        try:
+            yield
+        finally:
+            gguf.GGUFReader, gguf.get_tensor_name_map = original, original_map
+
+
+class _LoadedLM:
+    """A loaded tokenizer + model, shared (weakly cached) by generators of the same weights."""
+
+    __slots__ = ("tokenizer", "model", "__weakref__")
+
+    def __init__(self, tokenizer: Any, model: Any) -> None:
+        self.tokenizer, self.model = tokenizer, model
+
+
+_LOAD_LOCK = threading.Lock()
+_LOADED: weakref.WeakValueDictionary[tuple[Any, ...], _LoadedLM] = weakref.WeakValueDictionary()
+
+
+def _load_causal_lm(path: str, gguf: str | None, trust_remote_code: bool, device: str
+                    ) -> _LoadedLM:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    kwargs: dict[str, Any] = {"trust_remote_code": trust_remote_code}
+    if gguf:
+        kwargs["gguf_file"] = gguf
+    try:
+        with _one_gguf_parse() if gguf else contextlib.nullcontext():
+            tok = AutoTokenizer.from_pretrained(path, **kwargs)
+            model = AutoModelForCausalLM.from_pretrained(path, **kwargs)
+    except (OSError, ValueError) as exc:
+        raise ModelLoadError(f"could not load generator {path!r}: {exc}") from exc
+    return _LoadedLM(tok, model.to(device).eval())
+
+
+def _stop_criteria(tokenizer: Any, stop: Sequence[str], prompt_len: int) -> Any:
+    """A stopping criterion: a row is done once its continuation contains a stop string.
+
+    (transformers' own ``stop_strings`` needs a byte-level vocabulary; this only decodes.)
+    """
+    import torch
+    from transformers import StoppingCriteria, StoppingCriteriaList
+
+    window = max(len(x) for x in stop) + 8  # tokens: every token has >= 1 character, mostly
+
+    class _StopOnStrings(StoppingCriteria):
+        def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
+            tails = [tokenizer.decode(row[max(prompt_len, row.shape[0] - window):],
+                                      skip_special_tokens=True) for row in input_ids]
+            return torch.tensor([any(x in t for x in stop) for t in tails],
+                                dtype=torch.bool, device=input_ids.device)
+
+    return StoppingCriteriaList([_StopOnStrings()])
 
 
 @runtime_checkable
@@ -99,6 +211,8 @@ class HFGenerator:
         system_prompt: Optional system message for chat models.
         use_chat_template: Wrap the prompt in the tokenizer's chat template when it has one.
         trust_remote_code: Allow model-repository code (off by default).
+        stop: Strings that end a draft (e.g. a blank line, for one paragraph): generation
+            stops once one appears, and the draft is cut after the token that completes it.
 
     Example:
         >>> gen = HFGenerator(max_new_tokens=20)  # doctest: +SKIP
@@ -120,6 +234,7 @@ class HFGenerator:
         system_prompt: str | None = None,
         use_chat_template: bool = True,
         trust_remote_code: bool = False,
+        stop: Sequence[str] | None = None,
     ) -> None:
         if not isinstance(max_new_tokens, int) or max_new_tokens <= 0:
             raise ValueError(f"max_new_tokens must be a positive int, got {max_new_tokens!r}")
@@ -137,13 +252,20 @@ class HFGenerator:
         self.system_prompt = system_prompt
         self.use_chat_template = use_chat_template
         self.trust_remote_code = trust_remote_code
+        if stop is not None and (isinstance(stop, str) or not all(
+                isinstance(x, str) and x for x in stop)):
+            raise ValueError(f"stop must be a list of non-empty str, got {stop!r}")
+        self.stop = list(stop) if stop else None
         self._model: Any = None
         self._tokenizer: Any = None
+        self._loaded: _LoadedLM | None = None
+        self._lock = threading.Lock()
 
     def to_dict(self) -> dict[str, Any]:
         """``{"type": "generator.hf.v1", "init_parameters": {...}}``."""
         keys = ("model_name_or_path", "gguf_file", "device", "max_new_tokens", "temperature",
-                "top_p", "seed", "system_prompt", "use_chat_template", "trust_remote_code")
+                "top_p", "seed", "system_prompt", "use_chat_template", "trust_remote_code",
+                "stop")
         return {"type": "generator.hf.v1", "init_parameters": {k: getattr(self, k) for k in keys}}
 
     @property
@@ -152,25 +274,49 @@ class HFGenerator:
         return self.model_name_or_path or "embedded:SmolLM2-135M-Instruct"
 
     def warm_up(self) -> None:
-        """Load tokenizer and model once."""
+        """Load tokenizer and model once (thread-safe: a second caller waits for the first).
+
+        Generators of the same weights on the same device in one process share one loaded
+        copy while any of them is alive.
+        """
         if self._model is not None:
             return
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        with self._lock:
+            if self._model is None:
+                self._load()
 
+    def _load(self) -> None:
         path, gguf = self.model_name_or_path, self.gguf_file
         if path is None:
             path, gguf = embedded_generator_gguf()
-        kwargs: dict[str, Any] = {"trust_remote_code": self.trust_remote_code}
-        if gguf:
-            kwargs["gguf_file"] = gguf
-        try:
-            tok = AutoTokenizer.from_pretrained(path, **kwargs)
-            model = AutoModelForCausalLM.from_pretrained(path, **kwargs)
-        except (OSError, ValueError) as exc:
-            raise ModelLoadError(f"could not load generator {path!r}: {exc}") from exc
         self._device = resolve_device(self.device)
-        self._model = model.to(self._device).eval()
-        self._tokenizer = tok
+        key = (str(path), gguf, self.trust_remote_code, str(self._device))
+        with _LOAD_LOCK:  # generators of the same weights in one process share them
+            loaded = _LOADED.get(key)
+            if loaded is None:
+                loaded = _load_causal_lm(str(path), gguf, self.trust_remote_code, self._device)
+                _LOADED[key] = loaded
+        self._loaded = loaded  # keeps the shared weights alive while this generator is
+        self._tokenizer = loaded.tokenizer
+        self._model = loaded.model
+
+    def _stop_cut(self, text: str, spans: Sequence[tuple[int, int]]) -> int:
+        """Number of tokens to keep: up to the one completing the first stop string."""
+        if not self.stop:
+            return len(spans)
+        ends = [text.find(s) + len(s) for s in self.stop if s in text]
+        if not ends:
+            return len(spans)
+        cut = min(ends)
+        return next((i + 1 for i, (_, b) in enumerate(spans) if b >= cut), len(spans))
+
+    def _stop_ids(self) -> set[int]:
+        """Token ids that end a generated sequence (EOS ids of tokenizer and model, pad)."""
+        tok, cfg = self._tokenizer, getattr(self._model, "generation_config", None)
+        ids = {tok.eos_token_id, tok.pad_token_id}
+        eos = getattr(cfg, "eos_token_id", None)
+        ids.update(eos if isinstance(eos, (list, tuple)) else [eos])
+        return {int(i) for i in ids if i is not None}
 
     def _encode_prompt(self, prompt: str) -> Any:
         tok = self._tokenizer
@@ -188,6 +334,16 @@ class HFGenerator:
         """Generate ``n`` drafts with per-token log-probs (model distribution, temperature 1).
 
         Greedy decoding (``temperature == 0``) with ``n > 1`` returns ``n`` identical drafts.
+        With ``seed`` set, the same call returns the same samples.
+
+        Args:
+            prompt: The user message (wrapped in the chat template when the tokenizer has one).
+            n: Number of drafts.
+
+        Returns:
+            ``n`` :class:`Generation` objects; ``tokens``, ``token_logprobs`` and
+            ``token_offsets`` (spans into ``text``) are aligned and end before the EOS token;
+            a special token inside a draft (rare) is an empty token.
         """
         import torch
 
@@ -207,28 +363,36 @@ class HFGenerator:
         }
         if sample:
             gen_kwargs.update(temperature=self.temperature, top_p=self.top_p, top_k=0)
-        if self.seed is not None:
-            torch.manual_seed(self.seed)
-        with torch.inference_mode():
+        if self.stop:
+            gen_kwargs["stopping_criteria"] = _stop_criteria(tok, self.stop, prompt_len)
+        # A seeded call leaves the caller's random state untouched.
+        dev = torch.device(self._device)
+        fork_devices = [dev.index or 0] if dev.type == "cuda" else []
+        with torch.random.fork_rng(devices=fork_devices, enabled=self.seed is not None), \
+                torch.inference_mode():
+            if self.seed is not None:
+                torch.manual_seed(self.seed)
             out = model.generate(**enc, **gen_kwargs)
         logits = torch.stack(out.logits, dim=1).float()  # (n_seq, steps, vocab)
         logp = torch.log_softmax(logits, dim=-1)
-        special = set(tok.all_special_ids)
+        stop = self._stop_ids()
         results = []
         for s in range(out.sequences.shape[0]):
-            new = out.sequences[s, prompt_len:].tolist()
-            keep = []
-            for i, t in enumerate(new):
-                if t in special:
-                    if t == tok.eos_token_id or t == tok.pad_token_id:
-                        break
-                    continue
-                keep.append((t, float(logp[s, i, t])))
-            ids = [t for t, _ in keep]
+            ids = []
+            for t in out.sequences[s, prompt_len:].tolist():
+                if t in stop:  # end of sequence (and the padding after it)
+                    break
+                ids.append(t)
+            # Every generated token keeps its log-prob; a special token inside the sequence
+            # (rare) is an empty token, so log-probs stay aligned with what the model saw.
+            lps = tuple(float(logp[s, i, t]) for i, t in enumerate(ids))
             text, spans = token_offsets(tok, ids)
+            keep = self._stop_cut(text, spans)
+            if keep < len(ids):  # cut after the token that completes a stop string
+                lps, spans = lps[:keep], spans[:keep]
+                text = text[: spans[-1][1]] if spans else ""
             tokens = tuple(text[a:b] for a, b in spans)
-            results.append(Generation(text, tokens, tuple(lp for _, lp in keep), tuple(spans),
-                                      self.name))
+            results.append(Generation(text, tokens, lps, tuple(spans), self.name))
         if not sample and n > 1:
             results = results * n
         return results
@@ -260,73 +424,124 @@ class HFGenerator:
 class OpenAICompatibleGenerator:
     """Any OpenAI-compatible chat-completions endpoint, asking for log-probs.
 
+    Works with OpenAI and with local servers that speak the same API (vLLM, llama.cpp's
+    ``llama-server``, Ollama, LM Studio...). Uses only the standard library (``urllib``).
+
     Args:
         model: Model name sent to the server.
         base_url: Server URL up to ``/v1`` (e.g. ``http://127.0.0.1:8000/v1``).
         api_key_env: NAME of the environment variable holding the API key (the key itself is
             never stored); a missing variable sends no key.
         max_new_tokens: ``max_tokens`` of the request.
-        temperature: Sampling temperature.
+        temperature: Sampling temperature (0: greedy).
+        seed: Sent as ``seed`` when set (servers that support it sample reproducibly).
+        system_prompt: Optional system message.
         timeout: Seconds before the request fails.
         logprobs: Ask the server for per-token log-probs.
+
+    Example:
+        >>> gen = OpenAICompatibleGenerator("gpt-4o-mini", api_key_env="MY_KEY")
+        >>> gen.to_dict()["init_parameters"]["api_key_env"]
+        'MY_KEY'
     """
 
     def __init__(self, model: str, *, base_url: str = "https://api.openai.com/v1",
                  api_key_env: str = "OPENAI_API_KEY", max_new_tokens: int = 256,
-                 temperature: float = 0.0, timeout: float = 60.0, logprobs: bool = True) -> None:
+                 temperature: float = 0.0, seed: int | None = None,
+                 system_prompt: str | None = None, timeout: float = 60.0,
+                 logprobs: bool = True) -> None:
         if not isinstance(model, str) or not model:
             raise ValueError(f"model must be a non-empty str, got {model!r}")
         if not isinstance(base_url, str) or not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
+        if not isinstance(api_key_env, str) or not api_key_env:
+            raise ValueError(f"api_key_env must be a non-empty str, got {api_key_env!r}")
+        if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) \
+                or max_new_tokens <= 0:
+            raise ValueError(f"max_new_tokens must be a positive int, got {max_new_tokens!r}")
+        if not isinstance(temperature, (int, float)) or temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {temperature!r}")
+        if not isinstance(timeout, (int, float)) or timeout <= 0:
+            raise ValueError(f"timeout must be > 0, got {timeout!r}")
         self.model, self.base_url, self.api_key_env = model, base_url.rstrip("/"), api_key_env
         self.max_new_tokens, self.temperature = max_new_tokens, float(temperature)
-        self.timeout, self.logprobs = timeout, logprobs
+        self.seed, self.system_prompt = seed, system_prompt
+        self.timeout, self.logprobs = float(timeout), bool(logprobs)
 
     def to_dict(self) -> dict[str, Any]:
         """Configuration; the API key is referenced by its variable name only."""
-        keys = ("model", "base_url", "api_key_env", "max_new_tokens", "temperature", "timeout",
-                "logprobs")
+        keys = ("model", "base_url", "api_key_env", "max_new_tokens", "temperature", "seed",
+                "system_prompt", "timeout", "logprobs")
         return {"type": "generator.openai.v1",
                 "init_parameters": {k: getattr(self, k) for k in keys}}
 
-    def generate(self, prompt: str, *, n: int = 1) -> list[Generation]:
-        """POST ``/chat/completions`` and parse choices (with log-probs when returned)."""
+    def _request(self, body: dict[str, Any]) -> dict[str, Any]:
         import urllib.error
         import urllib.request
 
-        _check_generate_args(prompt, n)
-        body = {"model": self.model, "messages": [{"role": "user", "content": prompt}],
-                "max_tokens": self.max_new_tokens, "temperature": self.temperature, "n": n,
-                "logprobs": self.logprobs}
+        url = f"{self.base_url}/chat/completions"
         headers = {"Content-Type": "application/json"}
         key = os.environ.get(self.api_key_env)
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        req = urllib.request.Request(f"{self.base_url}/chat/completions",
-                                     data=json.dumps(body).encode(), headers=headers)
+        req = urllib.request.Request(url, data=json.dumps(body).encode("utf-8"),
+                                     headers=headers, method="POST")
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:  # noqa: S310
-                data = json.loads(resp.read().decode("utf-8"))
+                raw = resp.read()
         except urllib.error.HTTPError as exc:
-            raise RuntimeError(f"generator server answered {exc.code}: "
+            raise RuntimeError(f"generator server {url} answered {exc.code}: "
                                f"{exc.read()[:300]!r}") from exc
+        except (urllib.error.URLError, TimeoutError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise ConnectionError(f"could not reach the generator server {url}: {reason}"
+                                  ) from exc
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise RuntimeError(f"generator server {url} did not answer JSON: {raw[:200]!r}"
+                               ) from exc
+        if not isinstance(data, dict) or not isinstance(data.get("choices"), list):
+            raise RuntimeError(f"generator server {url} answered without 'choices': "
+                               f"{str(data)[:200]}")
+        return data
+
+    def generate(self, prompt: str, *, n: int = 1) -> list[Generation]:
+        """POST ``/chat/completions`` and parse choices (with log-probs when returned).
+
+        Token offsets are filled when the returned tokens concatenate to the text.
+
+        Raises:
+            ConnectionError: The server cannot be reached.
+            RuntimeError: The server answered an error or an unexpected body.
+        """
+        _check_generate_args(prompt, n)
+        messages = [{"role": "system", "content": self.system_prompt}] if self.system_prompt \
+            else []
+        messages.append({"role": "user", "content": prompt})
+        body: dict[str, Any] = {"model": self.model, "messages": messages,
+                                "max_tokens": self.max_new_tokens,
+                                "temperature": self.temperature, "n": n,
+                                "logprobs": self.logprobs}
+        if self.seed is not None:
+            body["seed"] = self.seed
+        data = self._request(body)
         results = []
-        for ch in data.get("choices", []):
-            text = ch["message"]["content"] or ""
+        for ch in data["choices"]:
+            text = ((ch.get("message") or {}).get("content")) or ""
             content = ((ch.get("logprobs") or {}).get("content")) or None
-            if content:
-                tokens = tuple(c["token"] for c in content)
-                lps = tuple(float(c["logprob"]) for c in content)
-                offs, pos = [], 0
-                for t in tokens:
-                    offs.append((pos, pos + len(t)))
-                    pos += len(t)
-                if "".join(tokens) == text:
-                    results.append(Generation(text, tokens, lps, tuple(offs), self.model))
-                    continue
-                results.append(Generation(text, tokens, lps, None, self.model))
-            else:
+            if not content:
                 results.append(Generation(text, model=self.model))
+                continue
+            tokens = tuple(str(c["token"]) for c in content)
+            lps = tuple(float(c["logprob"]) for c in content)
+            offs, pos = [], 0
+            for t in tokens:
+                offs.append((pos, pos + len(t)))
+                pos += len(t)
+            joined = "".join(tokens) == text
+            results.append(Generation(text, tokens, lps, tuple(offs) if joined else None,
+                                      self.model))
         if len(results) != n:
             raise RuntimeError(f"generator server returned {len(results)} choices, asked for {n}")
         return results
@@ -336,28 +551,55 @@ class OpenAICompatibleGenerator:
 class StaticGenerator:
     """Bring your own draft: returns the given text (and log-probs, when you have them).
 
+    Args:
+        text: The draft.
+        token_logprobs: Per-token log-probabilities of the draft, if known.
+        tokens: The tokens ``token_logprobs`` refer to (same length), if known.
+        token_offsets: ``(start, end)`` of each token in ``text``, if known.
+        model: Name of the model that wrote the draft, if known.
+
     Example:
         >>> StaticGenerator("Paris is in France.").generate("any prompt")[0].text
         'Paris is in France.'
     """
 
-    def __init__(self, text: str, *, tokens: Sequence[str] | None = None,
-                 token_logprobs: Sequence[float] | None = None) -> None:
+    def __init__(self, text: str, token_logprobs: Sequence[float] | None = None, *,
+                 tokens: Sequence[str] | None = None,
+                 token_offsets: Sequence[tuple[int, int]] | None = None,
+                 model: str | None = None) -> None:
         if not isinstance(text, str) or not text.strip():
-            raise ValueError("text must be a non-empty str")
-        if token_logprobs is not None and any(not math.isfinite(x) for x in token_logprobs):
-            raise ValueError("token_logprobs must be finite numbers")
-        self.generation = Generation(text, tuple(tokens) if tokens else None,
-                                     tuple(token_logprobs) if token_logprobs else None)
+            raise ValueError(f"text must be a non-empty str, got {text!r}")
+        if token_logprobs is not None:
+            if isinstance(token_logprobs, (str, bytes)) or not all(
+                    isinstance(x, (int, float)) and not isinstance(x, bool)
+                    and math.isfinite(x) for x in token_logprobs):
+                raise ValueError(f"token_logprobs must be finite numbers, got {token_logprobs!r}")
+            if any(x > 1e-4 for x in token_logprobs):
+                raise ValueError("token_logprobs must be <= 0 (log-probabilities)")
+        if token_offsets is not None and any(
+                not (0 <= a <= b <= len(text)) for a, b in token_offsets):
+            raise ValueError(f"token_offsets must lie within the text (length {len(text)})")
+        self.generation = Generation(
+            text,
+            tuple(tokens) if tokens is not None else None,
+            tuple(token_logprobs) if token_logprobs is not None else None,
+            tuple(tuple(o) for o in token_offsets) if token_offsets is not None else None,
+            model,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """Configuration."""
         g = self.generation
         return {"type": "generator.static.v1",
-                "init_parameters": {"text": g.text, "tokens": list(g.tokens or []) or None,
-                                    "token_logprobs": list(g.token_logprobs or []) or None}}
+                "init_parameters": {
+                    "text": g.text,
+                    "token_logprobs": list(g.token_logprobs) if g.has_logprobs else None,
+                    "tokens": list(g.tokens) if g.tokens is not None else None,
+                    "token_offsets": [list(o) for o in g.token_offsets]
+                    if g.token_offsets is not None else None,
+                    "model": g.model}}
 
     def generate(self, prompt: str, *, n: int = 1) -> list[Generation]:
-        """The stored draft, ``n`` times."""
+        """The stored draft, ``n`` times (the prompt is only checked)."""
         _check_generate_args(prompt, n)
         return [self.generation] * n

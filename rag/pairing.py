@@ -1,62 +1,115 @@
-"""Pair each claim with its best evidence sentences among the retrieved passages."""
+"""Pair each claim with its best evidence sentences among the retrieved passages.
+
+Retrieved passages are chunks with a span into their document; they are split into sentences
+(offsets kept), and every claim is scored against every sentence by dense cosine similarity
+plus lexical overlap. The result is sentence-level :class:`~verifier.types.Evidence` whose
+``span`` indexes the ORIGINAL document: ``document[start:end] == content``.
+"""
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from rag.retrieval import DenseRetriever, tokenize
+from verifier.registry import register
 from verifier.text import trimmed_sentence_spans
 from verifier.types import Claim, ClaimEvidence, Evidence
 
 logger = logging.getLogger(__name__)
 
 
+@runtime_checkable
 class Encoder(Protocol):
-    """Anything with ``encode(texts) -> (n, dim)`` normalised embeddings (a DenseRetriever)."""
+    """Anything with ``encode(texts) -> (n, dim)`` unit-norm embeddings (a DenseRetriever)."""
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts``."""
         ...
 
 
-def split_evidence(evidences: Sequence[Evidence]) -> list[Evidence]:
+def _locate(ev: Evidence, documents: Mapping[str, str] | None) -> tuple[str, int]:
+    """The passage text and its offset in the document, checked against ``documents``."""
+    if documents is None or ev.source_id not in documents:
+        return ev.content, ev.span[0]
+    doc = documents[ev.source_id]
+    start, end = ev.span
+    if doc[start:end] == ev.content:
+        return ev.content, start
+    at = doc.find(ev.content)  # a span into another text (e.g. a chunk): find the content
+    if at < 0:
+        raise ValueError(f"evidence from {ev.source_id!r} at span {ev.span} is not in that "
+                         f"document: {ev.content[:80]!r}")
+    logger.debug("evidence span %s of %r relocated to %d", ev.span, ev.source_id, at)
+    return ev.content, at
+
+
+def split_evidence(evidences: Sequence[Evidence], *,
+                   documents: Mapping[str, str] | None = None) -> list[Evidence]:
     """Split passage-level evidence into sentence-level evidence with document spans.
 
     A passage's ``span`` gives its offset in the document, so each sentence's span is
-    ``(passage_start + s, passage_start + e)``. Duplicate sentences (same source and span,
-    e.g. from overlapping chunks) are kept once.
+    ``(passage_start + s, passage_start + e)``. With ``documents`` (source id -> original
+    text), each passage is checked against its document (and found in it when its span does
+    not match). Duplicate sentences (same source and span, e.g. from overlapping chunks) are
+    kept once; each keeps its passage's score and rank.
+
+    Args:
+        evidences: Retrieved passages.
+        documents: Original documents by ``source_id`` (optional).
+
+    Returns:
+        Sentences in passage order.
+
+    Raises:
+        ValueError: A passage is not found in its document.
+
+    Example:
+        >>> doc = "Intro. Paris is in France. Berlin is in Germany."
+        >>> [(e.content, e.span) for e in split_evidence([Evidence(doc[7:48], "d", (7, 48))])]
+        [('Paris is in France.', (7, 26)), ('Berlin is in Germany.', (27, 48))]
     """
     out: list[Evidence] = []
     seen: set[tuple[str, int, int]] = set()
     for ev in evidences:
-        base = ev.span[0]
-        for s, e in trimmed_sentence_spans(ev.content):
+        if not isinstance(ev, Evidence):
+            raise TypeError(f"evidences must hold Evidence objects, got {type(ev).__name__}")
+        content, base = _locate(ev, documents)
+        for s, e in trimmed_sentence_spans(content):
             key = (ev.source_id, base + s, base + e)
             if key in seen:
                 continue
             seen.add(key)
-            out.append(Evidence(ev.content[s:e], ev.source_id, (base + s, base + e), ev.score,
+            out.append(Evidence(content[s:e], ev.source_id, (base + s, base + e), ev.score,
                                 ev.rank))
     return out
 
 
+def _content_tokens(text: str) -> set[str]:
+    from rag.retrieval import tokenize
+
+    return set(tokenize(text))
+
+
+@register("pairer.hybrid.v1")
 class EvidencePairer:
     """For each claim, the top-k evidence sentences by dense + lexical similarity.
 
-    ``score = dense_weight * cosine + (1 - dense_weight) * overlap``, where overlap is the share
-    of the claim's content words found in the sentence.
+    ``score = dense_weight * cosine + (1 - dense_weight) * overlap``, where overlap is the
+    share of the claim's content words (BM25 tokens: lower-case, stop-words removed) found in
+    the sentence. Ties keep passage order.
 
     Args:
         model_name_or_path: Sentence-transformers model (``None``: the embedded MiniLM);
-            ignored when ``encoder`` is given.
+            ignored when ``encoder`` is given. Loaded on first use.
         encoder: An object with ``encode(texts)`` to reuse (e.g. the retriever's dense part).
         top_k: Sentences kept per claim.
-        dense_weight: Weight of the cosine similarity in [0, 1].
-        device: Torch device for the default encoder.
+        dense_weight: Weight of the cosine similarity in [0, 1] (0: lexical only, no model).
+        device: Torch device for the default encoder (``None``: auto).
+        batch_size: Texts per encoding batch for the default encoder.
 
     Example:
         >>> pairer = EvidencePairer(top_k=1)  # doctest: +SKIP
@@ -66,31 +119,70 @@ class EvidencePairer:
     """
 
     def __init__(self, model_name_or_path: str | None = None, *, encoder: Encoder | None = None,
-                 top_k: int = 3, dense_weight: float = 0.5, device: str | None = None) -> None:
-        if not isinstance(top_k, int) or top_k <= 0:
+                 top_k: int = 3, dense_weight: float = 0.5, device: str | None = None,
+                 batch_size: int = 64) -> None:
+        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k <= 0:
             raise ValueError(f"top_k must be > 0, got {top_k!r}")
-        if not 0.0 <= float(dense_weight) <= 1.0:
+        if not isinstance(dense_weight, (int, float)) or not 0.0 <= float(dense_weight) <= 1.0:
             raise ValueError(f"dense_weight must be in [0, 1], got {dense_weight!r}")
-        self.model_name_or_path, self.top_k, self.dense_weight = (model_name_or_path, top_k,
-                                                                  float(dense_weight))
-        self.encoder: Encoder = encoder or DenseRetriever(model_name_or_path, device=device)
+        if encoder is not None and not callable(getattr(encoder, "encode", None)):
+            raise TypeError(f"encoder must have an encode() method, got {encoder!r}")
+        self.model_name_or_path = model_name_or_path
+        self.top_k = top_k
+        self.dense_weight = float(dense_weight)
+        self.device = device
+        self.batch_size = batch_size
+        self._encoder = encoder
 
-    def pair(self, claims: Sequence[Claim], evidences: Sequence[Evidence]) -> list[ClaimEvidence]:
-        """Return one :class:`ClaimEvidence` per claim, in claim order (best sentence first)."""
-        sentences = split_evidence(evidences)
+    @property
+    def encoder(self) -> Encoder:
+        """The sentence encoder (the default one is created on first use)."""
+        if self._encoder is None:
+            from rag.retrieval import DenseRetriever
+
+            self._encoder = DenseRetriever(self.model_name_or_path, device=self.device,
+                                           batch_size=self.batch_size)
+        return self._encoder
+
+    def to_dict(self) -> dict[str, Any]:
+        """Configuration (a given ``encoder`` object is not serialised)."""
+        keys = ("model_name_or_path", "top_k", "dense_weight", "device", "batch_size")
+        return {"type": "pairer.hybrid.v1", "init_parameters": {k: getattr(self, k)
+                                                                 for k in keys}}
+
+    def pair(self, claims: Sequence[Claim], evidences: Sequence[Evidence], *,
+             documents: Mapping[str, str] | None = None) -> list[ClaimEvidence]:
+        """Return one :class:`ClaimEvidence` per claim, in claim order (best sentence first).
+
+        Args:
+            claims: The claims to support.
+            evidences: Retrieved passages (each with a span into its document).
+            documents: Original documents by ``source_id``, to check the spans (optional).
+
+        Returns:
+            ``len(claims)`` items; each holds up to ``top_k`` sentence-level evidences with
+            ``score`` (the pairing score) and ``rank`` (0 = best). Without evidence, each claim
+            gets an empty tuple.
+        """
+        for c in claims:
+            if not isinstance(c, Claim):
+                raise TypeError(f"claims must hold Claim objects, got {type(c).__name__}")
+        sentences = split_evidence(evidences, documents=documents)
         if not claims:
             return []
         if not sentences:
             return [ClaimEvidence(c, ()) for c in claims]
         if self.dense_weight > 0:
-            emb = self.encoder.encode([c.text for c in claims] + [s.content for s in sentences])
-            cos = emb[: len(claims)] @ emb[len(claims):].T
+            emb = np.asarray(self.encoder.encode([c.text for c in claims]
+                                                 + [s.content for s in sentences]),
+                             dtype=np.float32)
+            cos = emb[: len(claims)] @ emb[len(claims):].T  # (n_claims, n_sentences)
         else:
             cos = np.zeros((len(claims), len(sentences)), dtype=np.float32)
-        sent_tokens = [set(tokenize(s.content)) for s in sentences]
+        sent_tokens = [_content_tokens(s.content) for s in sentences]
         out = []
         for ci, claim in enumerate(claims):
-            ct = set(tokenize(claim.text))
+            ct = _content_tokens(claim.text)
             lex = np.array([len(ct & st) / len(ct) if ct else 0.0 for st in sent_tokens])
             score = self.dense_weight * cos[ci] + (1 - self.dense_weight) * lex
             top = np.argsort(-score, kind="stable")[: self.top_k]
@@ -98,3 +190,34 @@ class EvidencePairer:
                 Evidence(sentences[j].content, sentences[j].source_id, sentences[j].span,
                          float(score[j]), r) for r, j in enumerate(top))))
         return out
+
+
+@functools.lru_cache(maxsize=2)
+def _shared_pairer(model_name_or_path: str | None, top_k: int) -> EvidencePairer:
+    return EvidencePairer(model_name_or_path, top_k=top_k)
+
+
+def pair_claims(claims: Sequence[Claim], evidences: Sequence[Evidence], *,
+                documents: Mapping[str, str] | None = None, top_k: int = 3,
+                embedding_model: str | Encoder | None = None) -> list[ClaimEvidence]:
+    """Best evidence sentences per claim: :meth:`EvidencePairer.pair` in one call.
+
+    Args:
+        claims: The claims.
+        evidences: Retrieved passages (``source_id`` + span into the document).
+        documents: Original documents by ``source_id``, to check the spans (optional).
+        top_k: Sentences kept per claim.
+        embedding_model: A sentence-transformers id or path (``None``: the embedded MiniLM;
+            loaded once and reused by later calls), or an object with ``encode(texts)``.
+
+    Returns:
+        One :class:`ClaimEvidence` per claim, best sentence first; every evidence satisfies
+        ``documents[source_id][span[0]:span[1]] == content``.
+    """
+    if embedding_model is None or isinstance(embedding_model, str):
+        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k <= 0:
+            raise ValueError(f"top_k must be > 0, got {top_k!r}")
+        pairer = _shared_pairer(embedding_model, top_k)
+    else:
+        pairer = EvidencePairer(encoder=embedding_model, top_k=top_k)
+    return pairer.pair(claims, evidences, documents=documents)

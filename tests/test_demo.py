@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from verifier.demo import DEFAULT_QUESTION, corpus_path
+
+
+def test_demo_corpus_is_small_valid_and_licensed() -> None:
+    lines = corpus_path().read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(line) for line in lines if line.strip()]
+    assert 10 <= len(rows) <= 200
+    assert len({r["id"] for r in rows}) == len(rows)
+    assert all(isinstance(r["text"], str) and r["text"].strip() for r in rows)
+    readme = (corpus_path().parent / "README.md").read_text(encoding="utf-8")
+    assert "Licence" in readme or "License" in readme
+    assert "Eiffel" in DEFAULT_QUESTION
+
+
+@pytest.mark.slow
+def test_demo_runs_offline_on_embedded_defaults() -> None:
+    from verifier.cli_rag import load_documents
+    from verifier.demo import run_demo
+
+    buf = io.StringIO()
+    res = run_demo("When was the Eiffel Tower built?", out=buf, max_new_tokens=48)
+    text = buf.getvalue()
+    assert "Claims and their evidence:" in text and res["draft"]["text"].strip()
+    assert res["draft"]["text"].strip()[:40] in text
+    assert res["passages"][0]["source_id"] == "eiffel-tower"
+    assert res["claims"] and all(ce["evidence"] for ce in res["claims"])
+    docs = {d.source_id: d.text for d in load_documents(corpus_path())}
+    for ce in res["claims"]:
+        for ev in ce["evidence"]:
+            s, e = ev["span"]
+            assert docs[ev["source_id"]][s:e] == ev["content"]
+            assert f"{ev['source_id']} [{s}, {e}]" in text
+    json.dumps(res)  # JSON-serialisable
