@@ -1,0 +1,113 @@
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import make_tiny_classifier
+
+from verifier.nli import ChunkScores, NLIDetector, plan_chunks
+from verifier.text import sentence_spans
+
+NLI3 = {0: "entailment", 1: "neutral", 2: "contradiction"}
+HYP = "paris is in france ."
+
+
+def _words(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in re.finditer(r"\S+", text)]
+
+
+def _assert_covers(spans: list[tuple[int, int]] | tuple[tuple[int, int], ...], n: int) -> None:
+    assert spans[0][0] == 0 and spans[-1][1] == n
+    for (s1, e1), (s2, e2) in zip(spans, spans[1:], strict=False):
+        assert s1 < s2 <= e1 < e2  # moving forward, overlapping or touching: nothing dropped
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_nli_plan_chunks_covers_text_within_budget(seed: int) -> None:
+    rng = random.Random(seed)
+    sentences = [" ".join("w" * rng.randint(1, 6) for _ in range(rng.choice([1, 3, 8, 30])))
+                 + rng.choice([". ", "! ", ".\n\n"]) for _ in range(rng.randint(1, 25))]
+    text = "".join(sentences)
+    offsets = _words(text)
+    budget = rng.choice([4, 10, 25])
+    plan = plan_chunks(offsets, sentence_spans(text), budget)
+    _assert_covers([s for s, _ in plan], len(text))
+    for (cs, ce), (t0, t1) in plan:
+        assert 0 < t1 - t0 <= budget
+        # the chunk's tokens are exactly the words inside its span
+        assert offsets[t0:t1] == [o for o in offsets if cs <= o[0] < ce]
+    tokens = [t for _, rng_ in plan for t in range(*rng_)]
+    assert sorted(set(tokens)) == list(range(len(offsets)))  # every token scored
+
+
+def test_nli_plan_chunks_overlaps_one_sentence_and_splits_long_ones() -> None:
+    text = "aa bb. cc dd. ee ff. " + "x " * 9 + "end."
+    plan = plan_chunks(_words(text), sentence_spans(text), 4)
+    spans = [s for s, _ in plan]
+    assert spans[0] == (0, 14) and spans[1] == (7, 21)  # "cc dd." is shared
+    long = [(s, e) for s, e in spans if "x" in text[s:e]]
+    assert len(long) >= 3  # the 10-token sentence was cut on token boundaries
+    for s, e in long:  # pieces start and end on token boundaries
+        assert text[s] != " " and (e == len(text) or text[e] != " ")
+    _assert_covers(spans, len(text))
+    with pytest.raises(ValueError, match="budget must be >= 1, got 0"):
+        plan_chunks(_words(text), sentence_spans(text), 0)
+
+
+@pytest.fixture(scope="module")
+def short_window_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_tiny_classifier(tmp_path_factory.mktemp("nli-64"), NLI3,
+                                max_position_embeddings=64)
+
+
+def test_nli_long_premise_is_chunked_and_fully_covered(short_window_model: Path) -> None:
+    from transformers import AutoTokenizer
+
+    det = NLIDetector(str(short_window_model), max_length=64, dtype="float32")
+    sentences = [f"the city {w} is in france and it has a river ." for w in
+                 ["paris", "london", "berlin", "north", "south", "east", "west", "old", "new"]]
+    premise = " ".join(sentences) + " " + "water " * 80  # the last "sentence" is over the window
+    scores = det.predict_chunks([(premise, HYP)])[0]
+    assert isinstance(scores, ChunkScores)
+    spans = scores.chunk_spans
+    assert len(spans) > 3
+    _assert_covers(spans, len(premise))
+    # no character of the premise is left out of every chunk
+    covered = np.zeros(len(premise), bool)
+    for s, e in spans:
+        covered[s:e] = True
+    assert covered.all()
+    # each chunk fits the window next to the hypothesis, special tokens included
+    tok = AutoTokenizer.from_pretrained(short_window_model)
+    for s, e in spans:
+        assert len(tok(premise[s:e], HYP)["input_ids"]) <= 64
+    assert scores.chunk_probabilities.shape == (len(spans), 3)
+    np.testing.assert_allclose(scores.chunk_probabilities.sum(1), 1.0, atol=1e-5)
+    np.testing.assert_array_equal(scores.probabilities,
+                                  scores.chunk_probabilities[scores.best_chunk])
+    np.testing.assert_allclose(det.predict([(premise, HYP)])[0], scores.probabilities,
+                               atol=1e-6)
+    # a chunk scores as its own text would: chunks are not truncated views
+    alone = det.predict([(premise[s:e], HYP) for s, e in spans])
+    np.testing.assert_allclose(alone, scores.chunk_probabilities, atol=1e-4)
+    assert scores.to_dict()["chunk_spans"][0] == [0, spans[0][1]]
+
+
+def test_nli_short_premise_is_one_chunk(short_window_model: Path) -> None:
+    det = NLIDetector(str(short_window_model), max_length=64)
+    scores = det.predict_chunks([("paris is old .", HYP)])[0]
+    assert scores.chunk_spans == ((0, len("paris is old .")),) and scores.best_chunk == 0
+
+
+def test_nli_chunk_scores_are_validated_and_read_only() -> None:
+    s = ChunkScores(np.array([0.6, 0.3, 0.1]), ((0, 5),), np.array([[0.6, 0.3, 0.1]]), 0)
+    assert s.probabilities.dtype == np.float32
+    with pytest.raises(ValueError, match="read-only"):
+        s.probabilities[0] = 1.0
+    with pytest.raises(ValueError, match="chunk_probabilities must have shape"):
+        ChunkScores(np.zeros(3), ((0, 5), (3, 9)), np.zeros((1, 3)), 0)
+    with pytest.raises(ValueError, match="best_chunk must index a chunk, got 2"):
+        ChunkScores(np.zeros(3), ((0, 5),), np.zeros((1, 3)), 2)
