@@ -18,7 +18,7 @@ import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from verifier.embedded import embedded_generator_gguf, resolve_device
+from verifier.embedded import MODEL_LOAD_LOCK, embedded_generator_gguf, resolve_device
 from verifier.errors import ModelLoadError
 from verifier.registry import register
 from verifier.types import Evidence, Generation
@@ -135,7 +135,7 @@ def _load_causal_lm(path: str, gguf: str | None, trust_remote_code: bool, device
     if gguf:
         kwargs["gguf_file"] = gguf
     try:
-        with _one_gguf_parse() if gguf else contextlib.nullcontext():
+        with MODEL_LOAD_LOCK, _one_gguf_parse() if gguf else contextlib.nullcontext():
             tok = AutoTokenizer.from_pretrained(path, **kwargs)
             model = AutoModelForCausalLM.from_pretrained(path, **kwargs)
     except (OSError, ValueError) as exc:

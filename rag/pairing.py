@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Mapping, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -29,6 +31,83 @@ class Encoder(Protocol):
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embed ``texts``."""
         ...
+
+
+class CachedEncoder:
+    """An :class:`Encoder` that remembers the embeddings of recent texts.
+
+    The verifier embeds the same claims and sentences twice (to pair them, then for the
+    alignment cosines); sharing one ``CachedEncoder`` embeds each text once. Thread-safe.
+
+    Args:
+        encoder: The encoder to wrap, or a zero-argument callable that makes it on first use
+            (``None``: the embedded MiniLM, created on first use).
+        max_items: Texts remembered (least recently used ones are forgotten); > 0.
+
+    Example:
+        >>> class Count:
+        ...     calls = 0
+        ...     def encode(self, texts):
+        ...         self.calls += len(texts)
+        ...         return np.ones((len(texts), 2), dtype=np.float32)
+        >>> inner = Count()
+        >>> enc = CachedEncoder(inner)
+        >>> _ = enc.encode(["a", "b"]); _ = enc.encode(["b", "c"])
+        >>> inner.calls
+        3
+    """
+
+    def __init__(self, encoder: Encoder | Callable[[], Encoder] | None = None, *,
+                 max_items: int = 20_000) -> None:
+        if not isinstance(max_items, int) or isinstance(max_items, bool) or max_items <= 0:
+            raise ValueError(f"max_items must be an int > 0, got {max_items!r}")
+        if encoder is not None and not (callable(getattr(encoder, "encode", None))
+                                        or callable(encoder)):
+            raise TypeError(f"encoder must have an encode() method or be a factory, got "
+                            f"{encoder!r}")
+        self._inner = encoder
+        self.max_items = max_items
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.RLock()
+
+    @property
+    def encoder(self) -> Encoder:
+        """The wrapped encoder (made on first use)."""
+        with self._lock:
+            if self._inner is None:
+                from rag.retrieval import DenseRetriever
+
+                self._inner = DenseRetriever()
+            elif not callable(getattr(self._inner, "encode", None)):
+                self._inner = self._inner()  # a factory
+            return self._inner
+
+    def clear(self) -> None:
+        """Forget every cached embedding."""
+        with self._lock:
+            self._cache.clear()
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Embeddings of ``texts`` (cached ones are not recomputed)."""
+        if isinstance(texts, str):
+            raise TypeError("texts must be a sequence of str, got str")
+        texts = list(texts)
+        with self._lock:  # held while encoding: the model is busy anyway
+            encoder = self.encoder
+            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+            if missing:
+                fresh = np.asarray(encoder.encode(missing), dtype=np.float32)
+                for t, e in zip(missing, fresh, strict=True):
+                    self._cache[t] = e
+            rows = []
+            for t in texts:
+                self._cache.move_to_end(t)
+                rows.append(self._cache[t])
+            while len(self._cache) > self.max_items:
+                self._cache.popitem(last=False)
+        if not rows:
+            return np.asarray(encoder.encode([]), dtype=np.float32)
+        return np.stack(rows)
 
 
 def _locate(ev: Evidence, documents: Mapping[str, str] | None) -> tuple[str, int]:

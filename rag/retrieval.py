@@ -27,7 +27,12 @@ from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 import numpy as np
 
 from rag.chunking import chunk_document
-from verifier.embedded import embedded_embedding_model, resolve_device, resolve_dtype
+from verifier.embedded import (
+    MODEL_LOAD_LOCK,
+    embedded_embedding_model,
+    resolve_device,
+    resolve_dtype,
+)
 from verifier.errors import IndexMismatchError, ModelLoadError
 from verifier.registry import register
 from verifier.types import Evidence, Passage
@@ -488,13 +493,16 @@ class DenseRetriever(_Corpus):
 
         device = resolve_device(self.device)
         path = self.model_name_or_path or embedded_embedding_model()
-        model = SentenceTransformer(path, device=device)
         dtype = resolve_dtype(self.dtype, device)
-        if dtype != "float32":
-            model = model.to(getattr(torch, dtype))
-        model.eval()
+        with MODEL_LOAD_LOCK:
+            if self._model is not None:
+                return
+            model = SentenceTransformer(path, device=device)
+            if dtype != "float32":
+                model = model.to(getattr(torch, dtype))
+            model.eval()
+            self._model = model
         logger.info("loaded embedding model %s on %s (%s)", self.model_id, device, dtype)
-        self._model = model
 
     @property
     def dimension(self) -> int:

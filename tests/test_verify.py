@@ -7,6 +7,7 @@ from test_pairing import HashEncoder
 from rag.decompose import SpacyDecomposer
 from rag.pairing import EvidencePairer
 from verifier import Verifier
+from verifier.alignment import AlignmentDetector
 from verifier.types import Claim, Evidence, Status
 
 
@@ -33,8 +34,10 @@ class KeywordNLI:
 
 
 def _verifier(**kw):
+    kw.setdefault("meta", None)
     return Verifier(KeywordNLI(), decomposer=SpacyDecomposer(model="not_installed"),
-                    pairer=EvidencePairer(encoder=HashEncoder(), top_k=2), **kw)
+                    pairer=EvidencePairer(encoder=HashEncoder(), top_k=2),
+                    alignment=AlignmentDetector(HashEncoder()), alignment_classifier=None, **kw)
 
 
 def test_verify_statuses_and_evidence_spans() -> None:
@@ -47,7 +50,8 @@ def test_verify_statuses_and_evidence_spans() -> None:
     assert top.content == "Paris is in France." and top.span == (0, 19)
     probs = rep.verdicts[0].probabilities
     assert abs(sum(probs.values()) - 1) < 1e-5
-    assert set(rep.timings) >= {"decompose", "pair", "nli", "checks"}
+    assert set(rep.timings) >= {"decompose", "pair", "nli", "alignment", "uncertainty",
+                                "detectors", "meta"}
     assert rep.counts() == {"Supported": 1, "Contradictory": 1, "Insufficient_Info": 1}
 
 
@@ -61,7 +65,7 @@ def test_verify_pairs_and_errors() -> None:
     with pytest.raises(ValueError, match="exactly one of evidence= or retriever="):
         v.verify("Paris is in France.")
     with pytest.raises(ValueError, match="support_threshold must be in"):
-        Verifier(KeywordNLI(), support_threshold=0)
+        Verifier(KeywordNLI(), support_threshold=0, meta=None)
 
 
 def test_verify_with_retriever() -> None:
@@ -81,7 +85,8 @@ def test_verify_verbatim_claim_is_supported_whatever_the_model_says() -> None:
             return np.array([[0.1, 0.1, 0.8]] * len(pairs), dtype=np.float32)
 
     v = Verifier(Contrarian(), decomposer=SpacyDecomposer(model="not_installed"),
-                 pairer=EvidencePairer(encoder=HashEncoder(), top_k=2))
+                 pairer=EvidencePairer(encoder=HashEncoder(), top_k=2), meta=None,
+                 alignment=AlignmentDetector(HashEncoder()), alignment_classifier=None)
     out = v.verify_pairs(["The tower is 330 metres tall."],
                          ["Built in 1889. The Tower is 330 metres  tall. It is iron."])
     assert out[0].status == Status.SUPPORTED and out[0].scores["match.exact"] == 1.0

@@ -7,10 +7,17 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import threading
 from pathlib import Path
 from typing import Literal
 
 from verifier.errors import ModelLoadError
+
+#: Held while a model is built. transformers switches torch's process-wide default dtype
+#: while it builds a model, so two loads at once in different threads (the verifier runs its
+#: detectors in threads) can leave a model with layers in mixed dtypes. Every loader in this
+#: project takes this lock.
+MODEL_LOAD_LOCK = threading.RLock()
 
 logger = logging.getLogger(__name__)
 
@@ -137,3 +144,25 @@ def resolve_dtype(dtype: str | None, device: str) -> str:
     if device == "cpu" and cpu_has_fast_bf16():
         return "bfloat16"
     return "float32"
+
+
+def embedded_meta_path(name: str = "ensemble") -> Path:
+    """Return the path of a shipped meta-classifier (``models/meta/<name>.json``).
+
+    ``name`` is ``"ensemble"`` (every detector's features) or ``"alignment"`` (the
+    evidence-alignment classifier alone). Looks in the installed package
+    (``verifier/_embedded/meta``) first, then in the source checkout.
+
+    Raises:
+        ModelLoadError: Neither location has the file.
+    """
+    here = Path(__file__).resolve().parent
+    candidates = [here / "_embedded" / "meta" / f"{name}.json",
+                  here.parent / "models" / "meta" / f"{name}.json"]
+    for c in candidates:
+        if c.is_file():
+            return c
+    raise ModelLoadError(
+        f"shipped meta-classifier {name!r} not found (looked in "
+        f"{', '.join(map(str, candidates))})"
+    )

@@ -206,3 +206,130 @@ def _apply_calibrator(c: dict[str, Any], p: np.ndarray) -> np.ndarray:
         return np.full_like(p, c["value"])
     z = np.log(np.clip(p, 1e-6, 1 - 1e-6) / np.clip(1 - p, 1e-6, 1 - 1e-6))
     return 1.0 / (1.0 + np.exp(-(c["a"] * z + c["b"])))
+
+
+#: The three statuses, in the column order of :meth:`StatusClassifier.predict_proba`.
+STATUSES: tuple[str, str, str] = ("Contradictory", "Insufficient_Info", "Supported")
+#: Label of a row known to be not supported, without saying whether it is contradicted
+#: or unverifiable (2-class data sets such as SciFact, FRANK or SummEdits).
+NOT_SUPPORTED = "Not_Supported"
+STATUS_FORMAT = "nli-verifier.status-classifier.v1"
+
+
+class StatusClassifier(ClassifierMixin, BaseEstimator):
+    """Three statuses from two calibrated stages, trainable on 2-class and 3-class data.
+
+    Stage one, ``support_``, is a :class:`MetaClassifier` of ``Supported`` against the rest,
+    fitted on every row; stage two, ``refute_``, separates ``Contradictory`` from
+    ``Insufficient_Info`` and is fitted on the rows that say which (2-class data sets label
+    their negatives :data:`NOT_SUPPORTED`, and only stage one learns from them). Then
+    ``p(Supported) = s``, ``p(Contradictory) = (1 - s) q``, ``p(Insufficient_Info) =
+    (1 - s)(1 - q)``.
+
+    Args:
+        feature_names: Column names, in ``X`` order.
+        C: Inverse regularisation strength of both stages.
+        calibration: ``"isotonic"``, ``"sigmoid"`` or ``"none"`` (both stages).
+        cv: Folds for the calibration's out-of-fold probabilities.
+        random_state: Seed of the fold split.
+
+    Example:
+        >>> import numpy as np
+        >>> rng = np.random.default_rng(0)
+        >>> X = np.r_[rng.normal(0, 1, (40, 2)), rng.normal(4, 1, (40, 2)),
+        ...           rng.normal((0, 4), 1, (40, 2))]
+        >>> y = (["Supported"] * 40 + ["Not_Supported"] * 40 + ["Contradictory"] * 20
+        ...      + ["Insufficient_Info"] * 20)
+        >>> m = StatusClassifier(["a", "b"]).fit(X, y)
+        >>> m.classes_.tolist()
+        ['Contradictory', 'Insufficient_Info', 'Supported']
+        >>> str(m.predict([[0.0, 0.0]])[0])
+        'Supported'
+    """
+
+    def __init__(self, feature_names: Sequence[str] | None = None, C: float = 1.0,
+                 calibration: Literal["isotonic", "sigmoid", "none"] = "isotonic", cv: int = 3,
+                 random_state: int = 0) -> None:
+        self.feature_names = feature_names
+        self.C = C
+        self.calibration = calibration
+        self.cv = cv
+        self.random_state = random_state
+
+    def _stage(self) -> MetaClassifier:
+        return MetaClassifier(self.feature_names, C=self.C, calibration=self.calibration,
+                              cv=self.cv, random_state=self.random_state)
+
+    def fit(self, X: Any, y: Sequence[Any]) -> StatusClassifier:
+        """Fit on ``X`` with labels from :data:`STATUSES` or :data:`NOT_SUPPORTED`."""
+        X = np.asarray(X, dtype=np.float64)
+        y = np.asarray([str(v) for v in y], dtype=object)
+        bad = sorted(set(y.tolist()) - {*STATUSES, NOT_SUPPORTED})
+        if bad:
+            raise ValueError(f"y has unknown labels {bad}; expected {[*STATUSES, NOT_SUPPORTED]}")
+        if len(y) != len(X):
+            raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
+        sup = np.where(y == "Supported", "Supported", NOT_SUPPORTED)
+        self.support_ = self._stage().fit(X, sup)
+        rows = np.isin(y, ("Contradictory", "Insufficient_Info"))
+        if len(set(y[rows].tolist())) == 2:
+            self.refute_: MetaClassifier | None = self._stage().fit(X[rows], y[rows])
+            self.refute_prior_ = float((y[rows] == "Contradictory").mean())
+        else:  # no 3-class rows: contradicted and unverifiable share the rest equally
+            self.refute_ = None
+            self.refute_prior_ = 0.5
+        self.classes_ = np.asarray(STATUSES, dtype=object)
+        self.feature_names_in_ = self.support_.feature_names_in_
+        return self
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Probabilities, shape ``(n, 3)``, columns in :data:`STATUSES` order."""
+        check_is_fitted(self, "support_")
+        sp = self.support_.predict_proba(X)
+        s = sp[:, list(self.support_.classes_).index("Supported")]
+        if self.refute_ is not None:
+            rp = self.refute_.predict_proba(X)
+            q = rp[:, list(self.refute_.classes_).index("Contradictory")]
+        else:
+            q = np.full(len(s), self.refute_prior_)
+        return np.stack([(1 - s) * q, (1 - s) * (1 - q), s], axis=1)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Most probable status of each row."""
+        return self.classes_[self.predict_proba(X).argmax(axis=1)]
+
+    def to_json(self) -> str:
+        """Both stages as JSON."""
+        check_is_fitted(self, "support_")
+        return json.dumps({
+            "format": STATUS_FORMAT, "params": self.get_params(),
+            "support": json.loads(self.support_.to_json()),
+            "refute": json.loads(self.refute_.to_json()) if self.refute_ is not None else None,
+            "refute_prior": self.refute_prior_,
+        }, indent=1)
+
+    def save(self, path: str | Path) -> None:
+        """Write :meth:`to_json` to ``path``."""
+        Path(path).write_text(self.to_json(), encoding="utf-8")
+
+    @classmethod
+    def from_json(cls, text: str) -> StatusClassifier:
+        """Rebuild a fitted classifier from :meth:`to_json` output."""
+        d = json.loads(text)
+        if d.get("format") != STATUS_FORMAT:
+            raise ValueError(f"not a status-classifier file (format {d.get('format')!r})")
+        m = cls(**d["params"])
+        m.support_ = MetaClassifier.from_json(json.dumps(d["support"]))
+        m.refute_ = MetaClassifier.from_json(json.dumps(d["refute"])) if d["refute"] else None
+        m.refute_prior_ = float(d["refute_prior"])
+        m.classes_ = np.asarray(STATUSES, dtype=object)
+        m.feature_names_in_ = m.support_.feature_names_in_
+        return m
+
+    @classmethod
+    def load(cls, path: str | Path) -> StatusClassifier:
+        """Read a file written by :meth:`save`."""
+        p = Path(path)
+        if not p.is_file():
+            raise FileNotFoundError(f"no status-classifier file at {str(path)!r}")
+        return cls.from_json(p.read_text(encoding="utf-8"))

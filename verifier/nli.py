@@ -30,7 +30,13 @@ from typing import Any, Literal
 
 import numpy as np
 
-from verifier.embedded import DEFAULT_NLI_MODEL, embedded_model_dir, resolve_device, resolve_dtype
+from verifier.embedded import (
+    DEFAULT_NLI_MODEL,
+    MODEL_LOAD_LOCK,
+    embedded_model_dir,
+    resolve_device,
+    resolve_dtype,
+)
 from verifier.errors import LabelMappingError, ModelLoadError
 from verifier.registry import register
 from verifier.text import sentence_spans
@@ -539,6 +545,11 @@ class NLIDetector:
         """
         if self._loaded is not None:
             return
+        with MODEL_LOAD_LOCK:
+            if self._loaded is None:
+                self._load()
+
+    def _load(self) -> None:
         import torch
         from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
 

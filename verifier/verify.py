@@ -1,22 +1,38 @@
 """The verifier front door: ``Verifier().verify(draft, evidence=... | retriever=...)``.
 
-Today a claim's status comes from the NLI detector over its best evidence sentences, with the
-deterministic checks' findings reported alongside; the calibrated ensemble (alignment,
-uncertainty, meta-classifier) will replace the decision rule without changing this API.
+Three detectors run side by side on every batch of (claim, evidence) pairs: the NLI detector
+over each claim's best evidence (read inside its passage), the evidence-alignment detector
+(coverage of names, numbers, dates and quotes, lexical and embedding alignment), and the
+uncertainty detector (generator log-probs, self-consistency, NLI entropy). The shipped
+calibrated meta-classifier (:class:`~verifier.meta.StatusClassifier`, trained by
+``models/recipes/train_meta.py``) turns their named features into ``Supported``,
+``Contradictory`` or ``Insufficient_Info`` with probabilities; ``meta=None`` falls back to
+thresholds on the NLI probabilities.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 import numpy as np
 
 from verifier.nli import NLIDetector, aggregate_chunks
-from verifier.types import Claim, ClaimEvidence, ClaimVerdict, Evidence, Passage, Status
+from verifier.types import (
+    Claim,
+    ClaimEvidence,
+    ClaimVerdict,
+    Evidence,
+    Generation,
+    Passage,
+    Status,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +94,80 @@ def _as_evidence(items: Sequence[Evidence | Passage | str]) -> list[Evidence]:
     return out
 
 
+#: Features the meta-classifier may use, by detector. ``nli.*``: the NLI detector;
+#: ``align.*``, ``checks.*``, ``match.*``: the evidence-alignment detector;
+#: ``unc.*``: the uncertainty detector.
+NLI_FEATURES: tuple[str, ...] = (
+    "nli.entailment", "nli.neutral", "nli.contradiction", "nli.mean_entailment",
+    "nli.max_contradiction", "nli.units",
+)
+CHECK_FEATURES: tuple[str, ...] = ("checks.findings", "checks.high", "match.exact")
+Strictness = Literal["lenient", "balanced", "strict"]
+#: Least p(Supported) for a ``Supported`` status, by strictness (``balanced``: most probable).
+SUPPORT_MIN: dict[str, float] = {"lenient": 0.35, "balanced": 0.0, "strict": 0.7}
+
+
+#: Features computed from the detectors' own (see :func:`derive_features`): log-odds of the
+#: NLI probabilities (a linear model needs them to weigh near-certain rows), NLI x alignment
+#: interactions (entailment counts for more when the evidence covers the claim), and log
+#: token counts.
+DERIVED_FEATURES: tuple[str, ...] = (
+    "nli.logit_entailment", "nli.logit_neutral", "nli.logit_contradiction",
+    "nli.logit_mean_entailment", "nli.logit_max_contradiction",
+    "x.entailment_cosine", "x.entailment_recall", "x.contradiction_recall",
+    "align.log_claim_tokens", "align.log_evidence_tokens",
+)
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
+
+
+def derive_features(f: dict[str, float]) -> dict[str, float]:
+    """The :data:`DERIVED_FEATURES` of one claim's detector features (``NaN`` in, ``NaN`` out)."""
+    def get(name: str) -> float:
+        v = f.get(name)
+        return math.nan if v is None else float(v)
+
+    out: dict[str, float] = {}
+    for name in ("entailment", "neutral", "contradiction", "mean_entailment",
+                 "max_contradiction"):
+        v = get(f"nli.{name}")
+        out[f"nli.logit_{name}"] = math.nan if math.isnan(v) else _logit(v)
+    ent, con = get("nli.entailment"), get("nli.contradiction")
+    out["x.entailment_cosine"] = ent * get("align.cosine")
+    out["x.entailment_recall"] = ent * get("align.claim_recall")
+    out["x.contradiction_recall"] = con * get("align.claim_recall")
+    for name in ("claim_tokens", "evidence_tokens"):
+        v = get(f"align.{name}")
+        out[f"align.log_{name}"] = math.nan if math.isnan(v) else math.log1p(v)
+    return out
+
+
+def all_features() -> tuple[str, ...]:
+    """Every feature name a verdict's ``scores`` can hold, detector by detector."""
+    from verifier.alignment import FEATURES as ALIGN
+    from verifier.uncertainty import FEATURES as UNC
+
+    return NLI_FEATURES + ALIGN + CHECK_FEATURES + UNC + DERIVED_FEATURES
+
+
+def _load_classifier(value: Any, name: str, param: str) -> Any:
+    from verifier.meta import StatusClassifier
+
+    if value is None or hasattr(value, "predict_proba"):
+        return value
+    if value == "embedded":
+        from verifier.embedded import embedded_meta_path
+
+        return StatusClassifier.load(embedded_meta_path(name))
+    if isinstance(value, (str, Path)):
+        return StatusClassifier.load(value)
+    raise TypeError(f"{param} must be 'embedded', a path, a fitted classifier or None, got "
+                    f"{value!r}")
+
+
 class Verifier:
     """Verify the claims of a draft against evidence.
 
@@ -85,8 +175,24 @@ class Verifier:
         nli: The NLI detector (default: the embedded model).
         decomposer: Splits drafts into claims (default: spaCy).
         pairer: Finds each claim's evidence sentences (default: embedded MiniLM).
-        support_threshold: p(entailment) at or above which a claim is ``Supported``.
-        contradiction_threshold: p(contradiction) at or above which it is ``Contradictory``.
+        alignment: The evidence-alignment detector (default: :class:`AlignmentDetector`
+            with embedding cosines); ``False`` turns it off (its features become ``NaN``).
+        uncertainty: An :class:`~verifier.uncertainty.UncertaintyDetector` (default: one that
+            reads the draft's log-probs and takes no samples); ``False`` turns it off.
+        meta: The calibrated meta-classifier: ``"embedded"`` (the shipped one), a path to a
+            :class:`~verifier.meta.StatusClassifier` JSON file, a fitted classifier, or
+            ``None`` for the NLI threshold rule.
+        alignment_classifier: The evidence-alignment classifier whose probabilities are
+            reported as ``align.p_supported`` / ``align.p_contradictory`` (same choices).
+        strictness: How sure the meta-classifier must be to say ``Supported``
+            (see :data:`SUPPORT_MIN`).
+        parallel: Run the detectors in threads side by side (``True``) or one after another
+            (``False``). ``None`` (default): side by side when the NLI model runs on a GPU;
+            on a CPU one after another, since torch already spreads each detector over every
+            core (``benchmarks/bench_verifier.py`` measures both).
+        support_threshold: Threshold rule (``meta=None``): least p(entailment) for
+            ``Supported``.
+        contradiction_threshold: Threshold rule: least p(contradiction) for ``Contradictory``.
         top_k_evidence: Evidence sentences scored per claim.
 
     Example:
@@ -98,20 +204,81 @@ class Verifier:
     """
 
     def __init__(self, nli: NLIDetector | None = None, *, decomposer: Any = None,
-                 pairer: Any = None, support_threshold: float = 0.5,
-                 contradiction_threshold: float = 0.5, top_k_evidence: int = 3) -> None:
+                 pairer: Any = None, alignment: Any = None, uncertainty: Any = None,
+                 meta: Any = "embedded", alignment_classifier: Any = "embedded",
+                 strictness: Strictness = "balanced", parallel: bool | None = None,
+                 support_threshold: float = 0.5, contradiction_threshold: float = 0.5,
+                 top_k_evidence: int = 3) -> None:
         for name, val in (("support_threshold", support_threshold),
                           ("contradiction_threshold", contradiction_threshold)):
             if not 0.0 < float(val) <= 1.0:
                 raise ValueError(f"{name} must be in (0, 1], got {val!r}")
         if not isinstance(top_k_evidence, int) or top_k_evidence <= 0:
             raise ValueError(f"top_k_evidence must be > 0, got {top_k_evidence!r}")
+        if strictness not in SUPPORT_MIN:
+            raise ValueError(f"strictness must be one of {sorted(SUPPORT_MIN)}, got "
+                             f"{strictness!r}")
         self.nli = nli or NLIDetector()
         self._decomposer = decomposer
         self._pairer = pairer
+        #: One embedding cache for the default pairer and alignment detector: both embed the
+        #: same claims and evidence sentences.
+        self._encoder: Any = None
+        self._pool: ThreadPoolExecutor | None = None
+        if pairer is None or alignment is None:
+            from rag.pairing import CachedEncoder
+
+            self._encoder = CachedEncoder()
+        if alignment is None:
+            from verifier.alignment import AlignmentDetector
+
+            alignment = AlignmentDetector(self._encoder)
+        if uncertainty is None:
+            from verifier.uncertainty import UncertaintyDetector
+
+            uncertainty = UncertaintyDetector(samples=0)
+        self.alignment = alignment or None
+        self.uncertainty = uncertainty or None
+        self.meta = _load_classifier(meta, "ensemble", "meta")
+        custom = getattr(self.nli, "model_name_or_path", None)
+        if meta == "embedded" and custom is not None:
+            logger.warning("the shipped meta-classifier was fitted on the features of the "
+                           "embedded NLI model; with %s its probabilities are not calibrated "
+                           "(refit it with models/recipes/train_meta.py, or pass meta=None)",
+                           custom)
+        self.alignment_classifier = _load_classifier(alignment_classifier, "alignment",
+                                                     "alignment_classifier")
+        self.strictness = strictness
+        self.parallel = None if parallel is None else bool(parallel)
         self.support_threshold = float(support_threshold)
         self.contradiction_threshold = float(contradiction_threshold)
         self.top_k_evidence = top_k_evidence
+
+    def _side_by_side(self) -> bool:
+        if self.parallel is not None:
+            return self.parallel
+        from verifier.embedded import resolve_device
+
+        device = getattr(self.nli, "device", None)
+        try:
+            return resolve_device(device if isinstance(device, str) else None) != "cpu"
+        except ValueError:
+            return False
+
+    def _executor(self) -> ThreadPoolExecutor:
+        """The thread pool the side detectors run in (made on first use, then kept)."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=2,
+                                            thread_name_prefix="verifier-detector")
+        return self._pool
+
+    @property
+    def embedding_cache(self) -> Any:
+        """The embedding cache of the default pairer and alignment detector (or ``None``).
+
+        A :class:`~rag.pairing.CachedEncoder`; ``None`` when both were given.
+        """
+        return self._encoder
 
     @property
     def decomposer(self) -> Any:
@@ -128,40 +295,56 @@ class Verifier:
         if self._pairer is None:
             from rag.pairing import EvidencePairer
 
-            self._pairer = EvidencePairer(top_k=self.top_k_evidence)
+            self._pairer = EvidencePairer(encoder=self._encoder, top_k=self.top_k_evidence)
         return self._pairer
 
     def status_of(self, probs: np.ndarray) -> Status:
-        """Decision rule on an aggregated (entailment, neutral, contradiction) row."""
+        """Threshold rule on an aggregated (entailment, neutral, contradiction) row."""
         if probs[0] >= self.support_threshold and probs[0] >= probs[2]:
             return Status.SUPPORTED
         if probs[2] >= self.contradiction_threshold:
             return Status.CONTRADICTORY
         return Status.INSUFFICIENT_INFO
 
-    def verify(self, draft: str, *, evidence: Sequence[Evidence | Passage | str] | None = None,
-               retriever: Any = None, question: str | None = None, top_k: int = 5) -> Report:
+    def decide(self, probabilities: dict[str, float]) -> Status:
+        """Status from meta-classifier probabilities, at this verifier's strictness."""
+        s = probabilities[Status.SUPPORTED.value]
+        c = probabilities[Status.CONTRADICTORY.value]
+        i = probabilities[Status.INSUFFICIENT_INFO.value]
+        floor = SUPPORT_MIN[self.strictness]
+        if s >= floor and (floor > 0 or s >= max(c, i)):
+            return Status.SUPPORTED
+        return Status.CONTRADICTORY if c > i else Status.INSUFFICIENT_INFO
+
+    def verify(self, draft: str | Generation, *,
+               evidence: Sequence[Evidence | Passage | str] | None = None,
+               retriever: Any = None, question: str | None = None, top_k: int = 5,
+               prompt: str | None = None) -> Report:
         """Decompose ``draft``, find each claim's evidence, and decide a status per claim.
 
         Args:
-            draft: The answer to verify.
+            draft: The answer to verify; a :class:`Generation` (with token log-probs) also
+                feeds the uncertainty detector.
             evidence: Passages to check against (``Evidence``, ``Passage`` or plain strings).
             retriever: Instead of ``evidence``: anything with ``retrieve(query, *, top_k)``;
                 queried with ``question`` (or the draft) and with each claim.
             question: The question the draft answers (for retrieval).
             top_k: Passages retrieved per query.
+            prompt: The prompt that produced the draft (uncertainty: teacher forcing).
         """
-        if not isinstance(draft, str) or not draft.strip():
-            raise ValueError("draft must be a non-empty str")
+        generation = draft if isinstance(draft, Generation) else None
+        text = draft.text if isinstance(draft, Generation) else draft
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError("draft must be a non-empty str or Generation")
         if (evidence is None) == (retriever is None):
             raise ValueError("give exactly one of evidence= or retriever=")
         t: dict[str, float] = {}
         t0 = time.perf_counter()
-        claims = self.decomposer.decompose(draft)
+        claims = self.decomposer.decompose(text)
         t["decompose"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         if retriever is not None:
-            passages: list[Evidence] = list(retriever.retrieve(question or draft, top_k=top_k))
+            passages: list[Evidence] = list(retriever.retrieve(question or text, top_k=top_k))
             for c in claims:
                 passages.extend(retriever.retrieve(c.text, top_k=top_k))
         else:
@@ -170,12 +353,46 @@ class Verifier:
         t0 = time.perf_counter()
         paired = self.pairer.pair(claims, passages)
         t["pair"] = time.perf_counter() - t0
-        verdicts = self.verify_claims(paired, passages=passages, timings=t)
-        return Report(draft, tuple(verdicts), {k: round(v, 4) for k, v in t.items()})
+        verdicts = self.verify_claims(paired, passages=passages, timings=t,
+                                      generation=generation, prompt=prompt)
+        return Report(text, tuple(verdicts), {k: round(v, 4) for k, v in t.items()})
+
+    # ------------------------------------------------------------------ detectors
+    def _run_nli(self, keys: list[tuple[str, str]]) -> np.ndarray:
+        unique = list(dict.fromkeys(keys))  # sentences of one passage share a premise
+        scored = self.nli.predict(unique) if unique else np.zeros((0, 3), dtype=np.float32)
+        index = {k: i for i, k in enumerate(unique)}
+        return scored[[index[k] for k in keys]] if keys else scored
+
+    def _run_alignment(self, paired: Sequence[ClaimEvidence]) -> list[dict[str, float]]:
+        from mitigation.checks import run_checks
+
+        evs = [list(ce.evidence[: self.top_k_evidence]) for ce in paired]
+        rows: list[dict[str, float]]
+        if self.alignment is not None:
+            rows = self.alignment.features([ce.claim.text for ce in paired], evs)
+        else:
+            rows = [{} for _ in paired]
+        for ce, ev, row in zip(paired, evs, rows, strict=True):
+            findings = run_checks(ce.claim.text, [e.content for e in ev]) if ev else []
+            row["checks.findings"] = float(len(findings))
+            row["checks.high"] = float(sum(f.severity.value == "HIGH" for f in findings))
+            row["match.exact"] = float(any(_norm(ce.claim.text) in _norm(e.content)
+                                           for e in ev))
+        return rows
+
+    def _run_uncertainty(self, paired: Sequence[ClaimEvidence], generation: Generation | None,
+                         prompt: str | None) -> list[dict[str, float]]:
+        if self.uncertainty is None or generation is None:
+            return [{} for _ in paired]
+        return self.uncertainty.features(generation, [ce.claim for ce in paired],
+                                         prompt=prompt)
 
     def verify_claims(self, paired: Sequence[ClaimEvidence], *,
                       passages: Sequence[Evidence] | None = None,
-                      timings: dict[str, float] | None = None) -> list[ClaimVerdict]:
+                      timings: dict[str, float] | None = None,
+                      generation: Generation | None = None,
+                      prompt: str | None = None) -> list[ClaimVerdict]:
         """Verdicts for claims already paired with their evidence sentences (best first).
 
         Args:
@@ -183,56 +400,120 @@ class Verifier:
             passages: The passages the sentences were taken from. When given, the NLI model
                 reads each sentence inside its passage (so "It was built in 1889" keeps what
                 "It" is); the verdict still points at the sentence's span.
-            timings: A dict to add ``nli`` and ``checks`` seconds to.
+            timings: A dict to add per-detector seconds to (``nli``, ``alignment``,
+                ``uncertainty``, ``detectors`` for the three together, ``meta``).
+            generation: The draft with token log-probs, for the uncertainty detector.
+            prompt: The prompt that produced it.
         """
-        from mitigation.checks import run_checks
-
-        t0 = time.perf_counter()
         units = [(ci, ev) for ci, ce in enumerate(paired)
                  for ev in ce.evidence[: self.top_k_evidence]]
         keys = [(_context(ev, passages), paired[ci].claim.text) for ci, ev in units]
-        unique = list(dict.fromkeys(keys))  # sentences of one passage share a premise
-        scored = self.nli.predict(unique) if unique else np.zeros((0, 3), dtype=np.float32)
-        index = {k: i for i, k in enumerate(unique)}
-        probs = scored[[index[k] for k in keys]] if keys else scored
-        if timings is not None:
-            timings["nli"] = time.perf_counter() - t0
+        tasks: dict[str, Callable[[], Any]] = {
+            "nli": lambda: self._run_nli(keys),
+            "alignment": lambda: self._run_alignment(paired),
+            "uncertainty": lambda: self._run_uncertainty(paired, generation, prompt),
+        }
+        spent: dict[str, float] = {}
+
+        def timed(name: str) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return tasks[name]()
+            finally:
+                spent[name] = time.perf_counter() - t0
+
         t0 = time.perf_counter()
+        if self._side_by_side() and paired:
+            # NLI, the heaviest, runs in this thread (torch's per-thread kernel caches stay
+            # warm); the other detectors run beside it in a pool kept across calls.
+            futures = {n: self._executor().submit(timed, n) for n in tasks if n != "nli"}
+            results = {"nli": timed("nli")}
+            results.update({n: f.result() for n, f in futures.items()})
+        else:
+            results = {n: timed(n) for n in tasks}
+        spent["detectors"] = time.perf_counter() - t0
+        probs: np.ndarray = results["nli"]
+        features = self._features(paired, units, probs, results["alignment"],
+                                  results["uncertainty"])
+        t0 = time.perf_counter()
+        verdicts = self._decide_all(paired, units, probs, features)
+        spent["meta"] = time.perf_counter() - t0
+        if timings is not None:
+            timings.update(spent)
+        return verdicts
+
+    def _features(self, paired: Sequence[ClaimEvidence], units: list[tuple[int, Evidence]],
+                  probs: np.ndarray, align: list[dict[str, float]],
+                  unc: list[dict[str, float]]) -> list[dict[str, float]]:
+        from verifier.uncertainty import nli_entropy
+
+        out = []
+        for ci in range(len(paired)):
+            rows = [k for k, (cj, _) in enumerate(units) if cj == ci]
+            f = dict.fromkeys(all_features(), math.nan)
+            f["nli.units"] = float(len(rows))
+            if rows:
+                row = aggregate_chunks(probs[rows])
+                f.update({"nli.entailment": float(row[0]), "nli.neutral": float(row[1]),
+                          "nli.contradiction": float(row[2]),
+                          "nli.mean_entailment": float(probs[rows, 0].mean()),
+                          "nli.max_contradiction": float(probs[rows, 2].max()),
+                          "unc.nli_entropy": nli_entropy(row)})
+            f.update(align[ci])
+            f.update({k: v for k, v in unc[ci].items() if k != "unc.nli_entropy"})
+            f.update(derive_features(f))
+            out.append(f)
+        return out
+
+    def _decide_all(self, paired: Sequence[ClaimEvidence], units: list[tuple[int, Evidence]],
+                    probs: np.ndarray, features: list[dict[str, float]]) -> list[ClaimVerdict]:
+        def proba(model: Any) -> np.ndarray | None:
+            if model is None or not features:
+                return None
+            names = list(model.feature_names_in_)
+            X = np.array([[f.get(n, math.nan) for n in names] for f in features],
+                         dtype=np.float64)
+            p = model.predict_proba(X)
+            cols = [list(model.classes_).index(s.value) for s in Status]
+            return p[:, cols]  # columns in Status order
+
+        meta_p, align_p = proba(self.meta), proba(self.alignment_classifier)
+        order_s = list(Status)
         verdicts = []
         for ci, ce in enumerate(paired):
             rows = [k for k, (cj, _) in enumerate(units) if cj == ci]
+            f = features[ci]
+            if align_p is not None:
+                f["align.p_supported"] = float(align_p[ci, order_s.index(Status.SUPPORTED)])
+                f["align.p_contradictory"] = float(
+                    align_p[ci, order_s.index(Status.CONTRADICTORY)])
+            scores = {k: v for k, v in f.items() if not (isinstance(v, float) and math.isnan(v))}
             if not rows:
                 verdicts.append(ClaimVerdict(ce.claim, Status.INSUFFICIENT_INFO,
                                              {s.value: (1.0 if s == Status.INSUFFICIENT_INFO
                                                         else 0.0) for s in Status},
-                                             (), {"evidence.count": 0.0}))
+                                             (), scores))
                 continue
             row = aggregate_chunks(probs[rows])
             best = rows[int(np.flatnonzero((probs[rows] == row).all(axis=1))[0])]
             ev_best = units[best][1]
-            order = [ev_best] + [units[k][1] for k in rows if k != best]
-            findings = run_checks(ce.claim.text, [e.content for e in order])
-            # A claim quoted verbatim (up to case, spacing and final punctuation) by one of its
-            # evidence sentences is supported, whatever the model says.
-            exact = any(_norm(ce.claim.text) in _norm(e.content) for e in order)
-            if exact and row[0] < self.support_threshold:
-                row = np.array([max(row[0], self.support_threshold), 0.0, 0.0],
-                               dtype=np.float32)
-                row[1:] = (1 - row[0]) / 2
-            scores = {"nli.entailment": float(row[0]), "nli.neutral": float(row[1]),
-                      "nli.contradiction": float(row[2]), "evidence.count": float(len(rows)),
-                      "checks.findings": float(len(findings)),
-                      "checks.high": float(sum(f.severity.value == "HIGH" for f in findings)),
-                      "match.exact": float(exact)}
-            status = self.status_of(row) if ce.claim.verifiable else Status.INSUFFICIENT_INFO
-            verdicts.append(ClaimVerdict(
-                ce.claim, status,
-                {Status.SUPPORTED.value: float(row[0]),
-                 Status.CONTRADICTORY.value: float(row[2]),
-                 Status.INSUFFICIENT_INFO.value: float(row[1])},
-                tuple(order), scores))
-        if timings is not None:
-            timings["checks"] = time.perf_counter() - t0
+            order = (ev_best, *(units[k][1] for k in rows if k != best))
+            if meta_p is not None:
+                probabilities = {s.value: float(meta_p[ci, j]) for j, s in enumerate(order_s)}
+                status = self.decide(probabilities)
+            else:
+                if f["match.exact"] and row[0] < self.support_threshold:
+                    # A claim quoted verbatim (up to case, spacing and final punctuation) by
+                    # one of its evidence sentences is supported, whatever the model says.
+                    row = np.array([self.support_threshold, 0.0, 0.0], dtype=np.float32)
+                    row[1:] = (1 - row[0]) / 2
+                probabilities = {Status.SUPPORTED.value: float(row[0]),
+                                 Status.CONTRADICTORY.value: float(row[2]),
+                                 Status.INSUFFICIENT_INFO.value: float(row[1])}
+                status = self.status_of(row)
+            if not ce.claim.verifiable:
+                status = Status.INSUFFICIENT_INFO
+            verdicts.append(ClaimVerdict(ce.claim, status, probabilities, order, scores))
         return verdicts
 
     def verify_pairs(self, claims: Sequence[str | Claim],

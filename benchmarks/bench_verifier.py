@@ -1,0 +1,262 @@
+"""Verifier ensemble against its parts, on the evaluation splits of six data sets.
+
+For each set in :data:`verifier.training.META_SETS` (``eval`` split; the shipped
+meta-classifiers were fitted on the ``train`` splits only) this prints macro-F1 and balanced
+accuracy of
+
+(a) the NLI detector alone (the embedded model's probabilities, threshold rule),
+(a') the NLI features through a calibrated classifier (``models/meta/nli_only.json``):
+     how much comes from calibration alone,
+(b) the evidence-alignment classifier alone (``models/meta/alignment.json``),
+(c) the ensemble (``models/meta/ensemble.json``, the default ``Verifier``),
+
+an ablation row per detector (the ensemble refitted without it: ``no_alignment``,
+``no_uncertainty``; without NLI it is the alignment classifier), the expected calibration
+error of the final status probability (10 equal-width bins) per set and pooled, a
+reliability diagram (PNG), the time of the three detectors run in threads against one after
+another, and the latency of ``Verifier().verify`` on a 5-claim draft against 10 passages.
+
+Sets whose labels say nothing about "not enough info" (FEVER-Symmetric, COVID-Fact: supports
+/ refutes; SciFact, SummEdits, FRANK: supported / not) are scored as Supported vs the rest;
+HealthVer is scored on all three statuses.
+
+    python benchmarks/bench_verifier.py [--limit 600] [--cache DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import time
+from pathlib import Path
+
+import numpy as np
+from _common import RESULTS, write_result
+from sklearn.metrics import balanced_accuracy_score, f1_score
+
+from verifier.embedded import embedded_meta_path
+from verifier.meta import StatusClassifier
+from verifier.training import META_SETS, collect_features, feature_array, sample_examples
+from verifier.verify import Verifier
+
+STATUSES = ["Contradictory", "Insufficient_Info", "Supported"]
+#: The shipped classifiers scored, and the ablation each stands for.
+MODELS = ("nli_only", "alignment", "ensemble", "no_alignment", "no_uncertainty")
+ABLATIONS = {"no_nli": "alignment", "no_alignment": "no_alignment",
+             "no_uncertainty": "no_uncertainty"}
+ROWS = ("nli", "nli_only", "alignment", "ensemble")
+
+#: A 5-claim draft and 10 passages for the latency figure (2 claims are wrong).
+LATENCY_PASSAGES = (
+    "The Eiffel Tower is a wrought-iron lattice tower in Paris, France. It was completed in "
+    "1889 and is 330 metres tall.",
+    "Gustave Eiffel's company designed and built the tower for the 1889 World's Fair.",
+    "The Louvre is the world's most-visited museum, with 8.7 million visitors in 2023.",
+    "Paris is the capital and most populous city of France, with about 2.1 million residents.",
+    "The Seine river flows through Paris for 13 kilometres.",
+    "Notre-Dame de Paris is a medieval Catholic cathedral; its construction began in 1163.",
+    "The Paris Metro opened in 1900 and has 16 lines.",
+    "Montmartre is a large hill in Paris's northern 18th arrondissement, 130 m high.",
+    "The Arc de Triomphe honours those who fought for France in the Napoleonic Wars.",
+    "The Palace of Versailles lies about 20 kilometres west of Paris.",
+)
+LATENCY_DRAFT = (
+    "The Eiffel Tower was completed in 1889. It is 300 metres tall. The Louvre had 8.7 million "
+    "visitors in 2023. The Paris Metro opened in 1910. Versailles is about 20 kilometres west "
+    "of Paris."
+)
+
+
+def collapse(labels: np.ndarray, three_class: bool) -> np.ndarray:
+    """Statuses -> the set's scheme (binary: Supported / Not_Supported)."""
+    if three_class:
+        return labels
+    return np.where(labels == "Supported", "Supported", "Not_Supported")
+
+
+def confidences(p: np.ndarray, three_class: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Predicted label and its probability under the set's scheme; ``p`` in STATUSES order."""
+    if three_class:
+        k = p.argmax(axis=1)
+        return np.asarray(STATUSES, dtype=object)[k], p[np.arange(len(p)), k]
+    s = p[:, 2]
+    return np.where(s >= 0.5, "Supported", "Not_Supported").astype(object), np.maximum(s, 1 - s)
+
+
+def ece(conf: np.ndarray, correct: np.ndarray, bins: int = 10) -> float:
+    """Expected calibration error with equal-width bins."""
+    edges = np.linspace(0, 1, bins + 1)
+    idx = np.clip(np.digitize(conf, edges[1:-1]), 0, bins - 1)
+    total = 0.0
+    for b in range(bins):
+        m = idx == b
+        if m.any():
+            total += m.mean() * abs(conf[m].mean() - correct[m].mean())
+    return float(total)
+
+
+def nli_rule(rows: list[dict], verifier: Verifier) -> np.ndarray:
+    """Statuses of the NLI threshold rule (the verifier with ``meta=None``)."""
+    out = []
+    for r in rows:
+        f = r["features"]
+        row = np.array([f["nli.entailment"], f["nli.neutral"], f["nli.contradiction"]])
+        out.append(verifier.status_of(row).value)
+    return np.asarray(out, dtype=object)
+
+
+def model_proba(model: StatusClassifier, rows: list[dict]) -> np.ndarray:
+    X = feature_array(rows, list(model.feature_names_in_))
+    p = model.predict_proba(X)
+    return p[:, [list(model.classes_).index(s) for s in STATUSES]]
+
+
+def time_parallel(verifier: Verifier, rows: list, repeats: int) -> dict[str, float]:
+    """Seconds of ``verify_pairs`` with the detectors in threads vs one after another."""
+    claims = [e.claim for e in rows]
+    evid = [e.evidence_text for e in rows]
+    verifier.verify_pairs(claims[:8], evid[:8])  # warm-up
+    out: dict[str, list[float]] = {"threads": [], "sequential": []}
+    for _ in range(repeats):
+        for mode in ("threads", "sequential"):
+            verifier.parallel = mode == "threads"
+            t0 = time.perf_counter()
+            verifier.verify_pairs(claims, evid)
+            out[mode].append(time.perf_counter() - t0)
+    verifier.parallel = None
+    return {k: round(float(np.median(v)), 2) for k, v in out.items()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--limit", type=int, default=600, help="rows per data set (0: all)")
+    ap.add_argument("--cache", type=Path, default=None, help="feature cache folder (resumes)")
+    ap.add_argument("--timing-rows", type=int, default=128)
+    ap.add_argument("--plot", type=Path, default=RESULTS / "verifier_reliability.png")
+    ap.add_argument("--latency-runs", type=int, default=20)
+    args = ap.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+    verifier = Verifier(meta=None, alignment_classifier=None)
+    models = {name: StatusClassifier.load(embedded_meta_path(name)) for name in MODELS}
+    table, pooled_conf, pooled_ok, curves = {}, [], [], {}
+    timing_pool = []
+    for name in META_SETS:
+        ex = sample_examples(name, "eval", args.limit or None)
+        timing_pool += ex[:16]
+        cache = args.cache / "eval.jsonl" if args.cache else None
+        rows = collect_features(verifier, ex, cache=cache)
+        gold_s = np.asarray([r["status"] for r in rows], dtype=object)
+        three = bool(np.isin(gold_s, ["Insufficient_Info"]).any())
+        gold = collapse(np.where(gold_s == "Not_Supported", "Contradictory", gold_s), three)
+        res = {"n": len(rows), "scheme": "3-class" if three else "supported vs rest"}
+        preds = {"nli": collapse(nli_rule(rows, verifier), three)}
+        probas = {}
+        for mname, model in models.items():
+            probas[mname] = model_proba(model, rows)
+            preds[mname] = confidences(probas[mname], three)[0]
+        for key, pred in preds.items():
+            labels = sorted(set(gold.tolist()))
+            res[key] = {"macro_f1": round(100 * f1_score(gold, pred, labels=labels,
+                                                         average="macro", zero_division=0), 1),
+                        "bacc": round(100 * balanced_accuracy_score(gold, pred), 1)}
+        pred, conf = confidences(probas["ensemble"], three)
+        ok = (pred == gold).astype(float)
+        res["ensemble"]["ece"] = round(ece(conf, ok), 4)
+        pooled_conf.append(conf)
+        pooled_ok.append(ok)
+        curves[name] = (conf, ok)
+        table[name] = res
+        print(f"{name:10s} n={len(rows):4d} ({res['scheme']}): "
+              + "  ".join(f"{k} F1 {res[k]['macro_f1']:5.1f} BAcc {res[k]['bacc']:5.1f}"
+                          for k in ("nli", "nli_only", "alignment", "ensemble"))
+              + f"  ECE {res['ensemble']['ece']:.3f}", flush=True)
+    keys = [*ROWS, "no_alignment", "no_uncertainty"]
+    mean = {k: round(float(np.mean([table[s][k]["macro_f1"] for s in table])), 2) for k in keys}
+    mean_bacc = {k: round(float(np.mean([table[s][k]["bacc"] for s in table])), 2)
+                 for k in keys}
+    conf, ok = np.concatenate(pooled_conf), np.concatenate(pooled_ok)
+    pooled_ece = round(ece(conf, ok), 4)
+    print("\nmean macro-F1: " + ", ".join(f"{k} {mean[k]:.1f}" for k in ROWS))
+    print("mean BAcc:     " + ", ".join(f"{k} {mean_bacc[k]:.1f}" for k in ROWS))
+    print("\nablation (macro-F1 per set; mean; change against the ensemble):")
+    for name, key in ABLATIONS.items():
+        print(f"  ensemble without {name[3:]:12s} "
+              + " ".join(f"{table[s][key]['macro_f1']:5.1f}" for s in table)
+              + f"   mean {mean[key]:5.1f} ({mean[key] - mean['ensemble']:+.1f})")
+    print(f"ensemble - NLI alone: {mean['ensemble'] - mean['nli']:+.1f} macro-F1 points "
+          f"(vs calibrated NLI: {mean['ensemble'] - mean['nli_only']:+.1f})")
+    print(f"ECE of the final status probability: pooled {pooled_ece:.3f}, max per set "
+          f"{max(t['ensemble']['ece'] for t in table.values()):.3f}")
+    times = time_parallel(verifier, timing_pool[: args.timing_rows], repeats=2)
+    print(f"detectors on {min(len(timing_pool), args.timing_rows)} pairs: threads "
+          f"{times['threads']}s, one after another {times['sequential']}s "
+          f"(ratio {times['sequential'] / times['threads']:.2f})")
+    latency = time_verify(args.latency_runs)
+    print(f"Verifier().verify, 5 claims x 10 passages: median {latency['median_ms']:.0f} ms "
+          f"over {args.latency_runs} runs after warm-up (target < 150 ms; detectors in "
+          f"threads: {latency['threads_median_ms']:.0f} ms); median per stage: "
+          + ", ".join(f"{k} {v:.0f} ms" for k, v in latency["stages_ms"].items()))
+    _plot(curves, (conf, ok), args.plot)
+    write_result("verifier", {"limit": args.limit, "sets": table, "mean_macro_f1": mean,
+                              "mean_bacc": mean_bacc, "pooled_ece": pooled_ece,
+                              "detector_seconds": times, "verify_latency": latency,
+                              "reliability_png": str(args.plot.name)})
+
+
+def time_verify(runs: int) -> dict:
+    """Median latency of the default ``Verifier().verify`` on :data:`LATENCY_DRAFT`.
+
+    The embedding cache is emptied before each run, so every run pays for embedding the
+    claims and evidence sentences (once, shared by pairing and alignment). The default
+    (detectors one after another on a CPU) and the detectors in threads are timed in turn.
+    """
+    verifier = Verifier()
+    for _ in range(3):  # warm-up: loads the models
+        for mode in (None, True):
+            verifier.parallel = mode
+            report = verifier.verify(LATENCY_DRAFT, evidence=list(LATENCY_PASSAGES))
+    total: dict[str, list[float]] = {"default": [], "threads": []}
+    stages = []
+    for _ in range(runs):
+        for name, mode in (("default", None), ("threads", True)):
+            verifier.parallel = mode
+            verifier.embedding_cache.clear()  # cold: every run embeds its sentences again
+            t0 = time.perf_counter()
+            report = verifier.verify(LATENCY_DRAFT, evidence=list(LATENCY_PASSAGES))
+            total[name].append(time.perf_counter() - t0)
+            if mode is None:
+                stages.append(report.timings)
+    keys = [k for k in stages[0] if k not in ("retrieve",)]
+    return {"median_ms": round(1000 * float(np.median(total["default"])), 1),
+            "threads_median_ms": round(1000 * float(np.median(total["threads"])), 1),
+            "stages_ms": {k: round(1000 * float(np.median([s[k] for s in stages])), 1)
+                          for k in keys},
+            "statuses": [v.status.value for v in report.verdicts]}
+
+
+def _plot(curves: dict, pooled: tuple, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 5))
+    ax.plot([0, 1], [0, 1], "k:", lw=1, label="perfect")
+    edges = np.linspace(0, 1, 11)
+    for name, (conf, ok) in [*curves.items(), ("pooled", pooled)]:
+        idx = np.clip(np.digitize(conf, edges[1:-1]), 0, 9)
+        xs = [conf[idx == b].mean() for b in range(10) if (idx == b).sum() >= 10]
+        ys = [ok[idx == b].mean() for b in range(10) if (idx == b).sum() >= 10]
+        ax.plot(xs, ys, "o-" if name == "pooled" else ".-",
+                lw=2.5 if name == "pooled" else 1, label=name)
+    ax.set_xlabel("predicted probability of the status")
+    ax.set_ylabel("observed accuracy")
+    ax.set_title("Verifier ensemble: reliability (eval splits)")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

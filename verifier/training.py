@@ -1,0 +1,102 @@
+"""Detector features of labelled data sets, for fitting and evaluating the meta-classifiers.
+
+The features come from :meth:`Verifier.verify_pairs` with the meta-classifiers off, so
+training and inference compute exactly the same columns. Used by
+``models/recipes/train_meta.py`` and ``benchmarks/bench_verifier.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import random
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from verifier.datasets import NEI, NOT_SUPPORTED, REFUTES, SUPPORTS, Example, Split, load_preset
+
+logger = logging.getLogger(__name__)
+
+#: Data sets with both a training and an evaluation split (see :mod:`verifier.datasets`).
+META_SETS: tuple[str, ...] = ("fever-sym", "healthver", "scifact", "covidfact", "summedits",
+                              "frank")
+_STATUS = {SUPPORTS: "Supported", REFUTES: "Contradictory", NEI: "Insufficient_Info",
+           NOT_SUPPORTED: "Not_Supported"}
+
+
+def status_label(label: str) -> str:
+    """Canonical data-set label -> status label (``Not_Supported`` for 2-class negatives)."""
+    try:
+        return _STATUS[label]
+    except KeyError:
+        raise ValueError(f"label must be one of {sorted(_STATUS)}, got {label!r}") from None
+
+
+def sample_examples(name: str, split: Split, limit: int | None, seed: int = 0
+                    ) -> list[Example]:
+    """A preset's split, or a seeded random sample of ``limit`` of its examples."""
+    ex = load_preset(name, split)
+    if limit is not None and 0 < limit < len(ex):
+        ex = random.Random(f"{name}-{split}-{seed}").sample(ex, limit)
+    return ex
+
+
+def collect_features(verifier: Any, examples: Sequence[Example], *, batch_size: int = 64,
+                     cache: str | Path | None = None) -> list[dict[str, Any]]:
+    """Feature rows (``id``, ``dataset``, ``label``, ``status``, ``features``) of examples.
+
+    Args:
+        verifier: A :class:`~verifier.verify.Verifier` (its meta-classifiers are not used).
+        examples: Labelled pairs; the evidence is passed as one text (long texts are chunked
+            by the NLI detector, never truncated).
+        batch_size: Pairs per :meth:`~verifier.verify.Verifier.verify_pairs` call.
+        cache: A JSONL file: rows already there (same ``dataset`` and ``id``) are reused and
+            new rows are appended, so an interrupted run resumes.
+    """
+    done: dict[tuple[str, str], dict[str, Any]] = {}
+    if cache is not None and Path(cache).is_file():
+        with Path(cache).open(encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    r = json.loads(line)
+                    done[(r["dataset"], r["id"])] = r
+    todo = [e for e in examples if (e.dataset, e.id) not in done]
+    t0 = time.perf_counter()
+    out_fh = Path(cache).open("a", encoding="utf-8") if cache is not None else None
+    try:
+        for i in range(0, len(todo), batch_size):
+            batch = todo[i: i + batch_size]
+            verdicts = verifier.verify_pairs([e.claim for e in batch],
+                                             [e.evidence_text for e in batch])
+            for e, v in zip(batch, verdicts, strict=True):
+                r = {"id": e.id, "dataset": e.dataset, "label": e.label,
+                     "status": status_label(e.label), "meta": e.meta,
+                     "features": {k: (None if isinstance(x, float) and math.isnan(x) else x)
+                                  for k, x in v.scores.items()}}
+                done[(e.dataset, e.id)] = r
+                if out_fh is not None:
+                    out_fh.write(json.dumps(r) + "\n")
+            if out_fh is not None:
+                out_fh.flush()
+            logger.info("%d/%d pairs, %.0fs", min(i + batch_size, len(todo)), len(todo),
+                        time.perf_counter() - t0)
+    finally:
+        if out_fh is not None:
+            out_fh.close()
+    return [done[(e.dataset, e.id)] for e in examples]
+
+
+def feature_array(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> Any:
+    """``(n, len(names))`` float array of the rows' features (missing -> NaN)."""
+    import numpy as np
+
+    from verifier.verify import derive_features
+
+    out = np.full((len(rows), len(names)), np.nan)
+    for i, r in enumerate(rows):
+        f = {**r["features"], **derive_features(r["features"])}
+        out[i] = [math.nan if f.get(n) is None else float(f[n]) for n in names]
+    return out
