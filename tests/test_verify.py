@@ -8,7 +8,7 @@ from rag.decompose import SpacyDecomposer
 from rag.pairing import EvidencePairer
 from verifier import Verifier
 from verifier.alignment import AlignmentDetector
-from verifier.types import Claim, Evidence, Status
+from verifier.types import Claim, ClaimEvidence, Evidence, Status
 
 
 class KeywordNLI:
@@ -91,3 +91,20 @@ def test_verify_verbatim_claim_is_supported_whatever_the_model_says() -> None:
                          ["Built in 1889. The Tower is 330 metres  tall. It is iron."])
     assert out[0].status == Status.SUPPORTED and out[0].scores["match.exact"] == 1.0
     assert abs(sum(out[0].probabilities.values()) - 1) < 1e-6
+
+
+def test_unrelated_second_evidence_does_not_outvote_the_best_paired_sentence() -> None:
+    # KeywordNLI: "not ... X" contradicts a claim ending in X. The best-paired sentence is
+    # neutral, a lower-ranked one contradicts; a lower-ranked one that entails decides.
+    v = _verifier(top_k_evidence=2)
+    c = Claim("The team plays in Ohio.")
+    neutral = Evidence("The team was founded long ago.", "a", (0, 30))
+    contra = Evidence("Cats do not live in Ohio.", "b", (0, 25))
+    entail = Evidence("Its home is Ohio.", "c", (0, 17))
+    out = v.verify_claims([ClaimEvidence(c, (neutral, contra)),
+                           ClaimEvidence(c, (neutral, entail)),
+                           ClaimEvidence(c, (contra, neutral))])
+    assert [o.status for o in out] == [Status.INSUFFICIENT_INFO, Status.SUPPORTED,
+                                       Status.CONTRADICTORY]
+    assert out[0].evidence[0] == neutral and out[1].evidence[0] == entail
+    assert out[0].scores["nli.max_contradiction"] == pytest.approx(0.9)

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from verifier.nli import NLIDetector, aggregate_chunks
+from verifier.nli import NLIDetector
 from verifier.types import (
     Claim,
     ClaimEvidence,
@@ -117,6 +117,33 @@ DERIVED_FEATURES: tuple[str, ...] = (
     "x.entailment_cosine", "x.entailment_recall", "x.contradiction_recall",
     "align.log_claim_tokens", "align.log_evidence_tokens",
 )
+
+
+#: Least p(entailment) with which an evidence sentence other than the best-paired one
+#: decides a claim (see :func:`best_unit`).
+SUPPORT_ANYWHERE = 0.5
+
+
+def best_unit(unit_probs: np.ndarray) -> int:
+    """Which of a claim's evidence units (best-paired first) decides its NLI row.
+
+    The unit that most entails the claim when its p(entailment) reaches
+    :data:`SUPPORT_ANYWHERE` (one supporting passage is enough), else the best-paired unit.
+    Unlike chunks of one document (:func:`~verifier.nli.aggregate_chunks`), the units come
+    from different passages: an unrelated sentence ranked second often reads as a
+    "contradiction" to an NLI model, and must not outvote the sentence the claim is about.
+
+    Example:
+        >>> best_unit(np.array([[0.2, 0.7, 0.1], [0.1, 0.1, 0.8]]))  # unrelated 2nd unit
+        0
+        >>> best_unit(np.array([[0.2, 0.7, 0.1], [0.9, 0.05, 0.05]]))
+        1
+    """
+    unit_probs = np.asarray(unit_probs)
+    if unit_probs.ndim != 2 or unit_probs.shape[0] == 0:
+        raise ValueError(f"unit_probs must have shape (k >= 1, 3), got {unit_probs.shape}")
+    i = int(unit_probs[:, 0].argmax())
+    return i if unit_probs[i, 0] >= SUPPORT_ANYWHERE else 0
 
 
 def _logit(p: float) -> float:
@@ -453,7 +480,7 @@ class Verifier:
             f = dict.fromkeys(all_features(), math.nan)
             f["nli.units"] = float(len(rows))
             if rows:
-                row = aggregate_chunks(probs[rows])
+                row = probs[rows][best_unit(probs[rows])]
                 f.update({"nli.entailment": float(row[0]), "nli.neutral": float(row[1]),
                           "nli.contradiction": float(row[2]),
                           "nli.mean_entailment": float(probs[rows, 0].mean()),
@@ -494,8 +521,8 @@ class Verifier:
                                                         else 0.0) for s in Status},
                                              (), scores))
                 continue
-            row = aggregate_chunks(probs[rows])
-            best = rows[int(np.flatnonzero((probs[rows] == row).all(axis=1))[0])]
+            best = rows[best_unit(probs[rows])]
+            row = probs[best]
             ev_best = units[best][1]
             order = (ev_best, *(units[k][1] for k in rows if k != best))
             if meta_p is not None:
