@@ -3,7 +3,10 @@
 ``SelfCorrectingPipeline.run(question)`` retrieves, grades the passages' relevance, generates,
 verifies (grounding score), checks that the answer addresses the question, and routes:
 
-- not grounded -> regenerate from the same passages (at most ``max_regenerations`` times);
+- not grounded -> regenerate from the same passages (at most ``max_regenerations`` times),
+  the prompt naming the claims the verifier could not support;
+- no relevant passage at all -> rewrite the query and retrieve again (a draft from no
+  passages cannot be grounded);
 - grounded but not useful -> rewrite the query with the generator, guided by the verifier's
   feedback, and retrieve again (at most ``max_query_rewrites`` times);
 - grounded and useful -> finish, approved.
@@ -23,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from rag.generation import Generator, build_prompt
+from rag.generation import DEFAULT_INSTRUCTION, Generator, build_prompt
 from rag.retrieval import tokenize
 from verifier.types import Evidence
 
@@ -224,6 +227,7 @@ class SelfCorrectingPipeline:
         best: tuple[tuple[float, bool], Any, list[Evidence]] | None = None
         kept: list[Evidence] = []
         retrieve = True
+        feedback: list[str] = []  # claims of the last draft the verifier could not support
         for it in range(1, self.max_iterations + 1):
             used_query = query
             timings: dict[str, float] = {}
@@ -235,11 +239,13 @@ class SelfCorrectingPipeline:
                 yield self._emit({"type": "retrieved", "iteration": it, "query": query,
                                   "passages": [p.source_id for p in kept]})
             t0 = time.perf_counter()
-            draft = self.generator.generate(build_prompt(question, kept))[0].text
+            draft = self.generator.generate(
+                build_prompt(question, kept, instruction=regenerate_instruction(feedback))
+            )[0].text
             timings["generate"] = time.perf_counter() - t0
             yield self._emit({"type": "drafted", "iteration": it, "draft": draft})
             t0 = time.perf_counter()
-            grounding, statuses, mitigated = self._verify(draft, kept, errors)
+            grounding, statuses, mitigated, unsupported = self._verify(draft, kept, errors)
             timings["verify"] = time.perf_counter() - t0
             useful = self._useful(question, draft, errors)
             yield self._emit({"type": "verified", "iteration": it, "grounding_score": grounding,
@@ -250,11 +256,21 @@ class SelfCorrectingPipeline:
                 best = (key, mitigated, kept)
             if grounded and useful:
                 decision, reason = "approve", "grounded and useful"
+            elif not kept and rewrites < self.max_query_rewrites:
+                # nothing relevant was retrieved: another draft from no passages cannot be
+                # grounded, so look again with a rewritten query
+                rewrites += 1
+                feedback = []
+                query = self._rewrite(question, query, draft, statuses, errors)
+                decision, reason, retrieve = "rewrite", "no relevant passage; new query: " \
+                    f"{query!r}", True
             elif not grounded and regens < self.max_regenerations:
                 regens += 1
                 decision, reason, retrieve = "regenerate", _why(grounding, useful), False
+                feedback = unsupported
             elif grounded and not useful and rewrites < self.max_query_rewrites:
                 rewrites += 1
+                feedback = []
                 query = self._rewrite(question, query, draft, statuses, errors)
                 decision, reason, retrieve = "rewrite", "grounded but does not address the " \
                     f"question; new query: {query!r}", True
@@ -303,18 +319,21 @@ class SelfCorrectingPipeline:
         return kept
 
     def _verify(self, draft: str, kept: list[Evidence], errors: list[str]
-                ) -> tuple[float | None, list[str], Any]:
+                ) -> tuple[float | None, list[str], Any, list[str]]:
+        """Grounding score, claim statuses, mitigated answer, claims not supported."""
         try:
             if not kept:
                 raise ValueError("no relevant passage to verify against")
             report = self.verifier.verify(draft, evidence=kept)
             mitigated = self.mitigator.mitigate(draft, report.verdicts)
+            unsupported = [v.claim.text for v in report.verdicts
+                           if v.status.value != "Supported"]
             return (mitigated.grounding_score, [v.status.value for v in report.verdicts],
-                    mitigated)
+                    mitigated, unsupported)
         except Exception as exc:  # conservative: counts as not grounded
             logger.warning("verification failed: %s", exc)
             errors.append(f"verifier: {exc}")
-            return None, [], None
+            return None, [], None, []
 
     def _useful(self, question: str, draft: str, errors: list[str]) -> bool:
         try:
@@ -339,6 +358,29 @@ class SelfCorrectingPipeline:
         if not line or line.lower() == query.lower():
             line = f"{question} {' '.join(tokenize(draft)[:5])}".strip()
         return line
+
+
+#: Claims of the previous draft quoted in a regeneration prompt, at most.
+MAX_FEEDBACK_CLAIMS = 5
+
+
+def regenerate_instruction(unsupported: Sequence[str]) -> str:
+    """The closing instruction of a draft's prompt, with the verifier's feedback if any.
+
+    A regeneration reuses the passages; naming the claims the verifier could not support
+    changes the prompt, so a greedy generator does not write the same draft again.
+
+    Example:
+        >>> regenerate_instruction([]) == DEFAULT_INSTRUCTION
+        True
+        >>> "Paris is in Spain." in regenerate_instruction(["Paris is in Spain."])
+        True
+    """
+    if not unsupported:
+        return DEFAULT_INSTRUCTION
+    quoted = "; ".join(f'"{" ".join(c.split())}"' for c in unsupported[:MAX_FEEDBACK_CLAIMS])
+    return (f"{DEFAULT_INSTRUCTION}\nA previous answer said things the passages do not "
+            f"support: {quoted}. Do not repeat them; state only what the passages say.")
 
 
 def _why(grounding: float | None, useful: bool | None) -> str:

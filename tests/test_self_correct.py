@@ -69,7 +69,11 @@ def test_self_correct_regenerates_then_approves() -> None:
     gen = ScriptedGenerator("Paris is nice.", "Paris is the capital of France.")
     ans = _pipe(gen).run(Q)
     assert [t.decision for t in ans.trace] == ["regenerate", "approve"] and ans.approved
-    assert gen.prompts[0] == gen.prompts[1]  # same passages
+    first, second = gen.prompts
+    assert first.split("Question:")[0] == second.split("Question:")[0]  # same passages
+    # the regeneration names the claim the verifier could not support (a greedy generator
+    # given the same prompt would write the same draft again)
+    assert "Paris is nice." not in first and '"Paris is nice."' in second
 
 
 def test_self_correct_rewrites_query_then_approves() -> None:
@@ -119,3 +123,22 @@ def test_self_correct_default_usefulness_grader() -> None:
     assert g.grade(Q, "Paris is the capital of France.")
     assert not g.grade(Q, "I don't know.")
     assert not g.grade(Q, "Bananas are yellow.")
+
+
+class _RejectFirst:
+    """Relevance grader: nothing is relevant on the first retrieval, everything after."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def grade(self, question, passages):
+        self.calls += 1
+        return [self.calls > 1] * len(passages)
+
+
+def test_self_correct_rewrites_the_query_when_nothing_relevant_was_retrieved() -> None:
+    gen = ScriptedGenerator("I do not know.", "capital of France", "Paris is the capital.")
+    ans = _pipe(gen, relevance_grader=_RejectFirst()).run(Q)
+    assert [t.decision for t in ans.trace] == ["rewrite", "approve"]
+    assert ans.trace[0].passages == () and "no relevant passage" in ans.trace[0].reason
+    assert ans.trace[1].query == "capital of France" and ans.approved
