@@ -10,8 +10,9 @@ accuracy of
 (b) the evidence-alignment classifier alone (``models/meta/alignment.json``),
 (c) the ensemble (``models/meta/ensemble.json``, the default ``Verifier``),
 
-an ablation row per detector (the ensemble refitted without it: ``no_alignment``,
-``no_uncertainty``; without NLI it is the alignment classifier), the expected calibration
+an ablation row per detector (the ensemble refitted without NLI = the alignment
+classifier, without alignment = ``nli_only``; and with the uncertainty features, which the
+shipped ensemble leaves out, see ``models/recipes/train_meta.py``), the expected calibration
 error of the final status probability (10 equal-width bins) per set and pooled, a
 reliability diagram (PNG), the time of the three detectors run in threads against one after
 another, and the latency of ``Verifier().verify`` on a 5-claim draft against 10 passages.
@@ -41,9 +42,9 @@ from verifier.verify import Verifier
 
 STATUSES = ["Contradictory", "Insufficient_Info", "Supported"]
 #: The shipped classifiers scored, and the ablation each stands for.
-MODELS = ("nli_only", "alignment", "ensemble", "no_alignment", "no_uncertainty")
-ABLATIONS = {"no_nli": "alignment", "no_alignment": "no_alignment",
-             "no_uncertainty": "no_uncertainty"}
+MODELS = ("nli_only", "alignment", "ensemble", "with_uncertainty")
+ABLATIONS = {"without NLI": "alignment", "without alignment": "nli_only",
+             "with uncertainty": "with_uncertainty"}
 ROWS = ("nli", "nli_only", "alignment", "ensemble")
 
 #: A 5-claim draft and 10 passages for the latency figure (2 claims are wrong).
@@ -69,13 +70,16 @@ LATENCY_DRAFT = (
 
 def collapse(labels: np.ndarray, three_class: bool) -> np.ndarray:
     """Statuses -> the set's scheme (binary: Supported / Not_Supported)."""
+    labels = np.asarray(labels, dtype=object)
     if three_class:
         return labels
     return np.where(labels == "Supported", "Supported", "Not_Supported")
 
 
 def confidences(p: np.ndarray, three_class: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Predicted label and its probability under the set's scheme; ``p`` in STATUSES order."""
+    """Most probable label and its probability under the set's scheme (``p`` in STATUSES
+    order): what calibration is measured on. Decisions (macro-F1) use each classifier's own
+    rule instead (``StatusClassifier.predict``: its learned p(Supported) cut)."""
     if three_class:
         k = p.argmax(axis=1)
         return np.asarray(STATUSES, dtype=object)[k], p[np.arange(len(p)), k]
@@ -153,7 +157,8 @@ def main() -> None:
         probas = {}
         for mname, model in models.items():
             probas[mname] = model_proba(model, rows)
-            preds[mname] = confidences(probas[mname], three)[0]
+            decided = model.predict(feature_array(rows, list(model.feature_names_in_)))
+            preds[mname] = collapse(decided.astype(object), three)
         for key, pred in preds.items():
             labels = sorted(set(gold.tolist()))
             res[key] = {"macro_f1": round(100 * f1_score(gold, pred, labels=labels,
@@ -170,7 +175,7 @@ def main() -> None:
               + "  ".join(f"{k} F1 {res[k]['macro_f1']:5.1f} BAcc {res[k]['bacc']:5.1f}"
                           for k in ("nli", "nli_only", "alignment", "ensemble"))
               + f"  ECE {res['ensemble']['ece']:.3f}", flush=True)
-    keys = [*ROWS, "no_alignment", "no_uncertainty"]
+    keys = [*ROWS, "with_uncertainty"]
     mean = {k: round(float(np.mean([table[s][k]["macro_f1"] for s in table])), 2) for k in keys}
     mean_bacc = {k: round(float(np.mean([table[s][k]["bacc"] for s in table])), 2)
                  for k in keys}
@@ -180,7 +185,7 @@ def main() -> None:
     print("mean BAcc:     " + ", ".join(f"{k} {mean_bacc[k]:.1f}" for k in ROWS))
     print("\nablation (macro-F1 per set; mean; change against the ensemble):")
     for name, key in ABLATIONS.items():
-        print(f"  ensemble without {name[3:]:12s} "
+        print(f"  ensemble {name:18s} "
               + " ".join(f"{table[s][key]['macro_f1']:5.1f}" for s in table)
               + f"   mean {mean[key]:5.1f} ({mean[key] - mean['ensemble']:+.1f})")
     print(f"ensemble - NLI alone: {mean['ensemble'] - mean['nli']:+.1f} macro-F1 points "

@@ -42,6 +42,8 @@ def test_status_classifier_json_round_trip_and_errors(tmp_path) -> None:
     m.save(tmp_path / "m.json")
     back = StatusClassifier.load(tmp_path / "m.json")
     assert np.allclose(back.predict_proba(X), m.predict_proba(X))
+    assert back.support_threshold_ == m.support_threshold_
+    assert 0.05 <= m.support_threshold_ <= 0.95
     assert json.loads((tmp_path / "m.json").read_text())["format"].startswith("nli-verifier")
     with pytest.raises(ValueError, match="unknown labels"):
         StatusClassifier().fit(X, ["Maybe"] * len(X))
@@ -246,3 +248,46 @@ def test_fresh_default_verifier_loads_its_models_in_threads_safely() -> None:
     assert rep.verdicts[0].status == Status.SUPPORTED
     assert {"nli", "alignment", "meta"} <= set(rep.timings)
     assert torch.get_default_dtype() == torch.float32
+
+
+def test_status_classifier_decides_supported_at_its_learned_cut() -> None:
+    X, y = _data()
+    m = StatusClassifier(["a", "b"]).fit(X, y)
+    row = np.array([[1.5, 0.0]])  # between Supported (3, 0) and Not_Supported (-1, 0)
+    s = float(m.predict_proba(row)[0, 2])
+    assert 0.02 < s < 0.98
+    m.support_threshold_ = s - 0.01
+    assert m.predict(row)[0] == "Supported"
+    m.support_threshold_ = s + 0.01
+    assert m.predict(row)[0] != "Supported"
+
+
+def test_group_calibration_holds_sets_out_and_falls_back_when_a_class_would_vanish() -> None:
+    X, y = _data()
+    # "Insufficient_Info" rows all come from one group: leaving it out would leave stage two
+    # with one class, so its folds fall back to stratified ones instead of failing.
+    groups = np.where(np.asarray(y) == "Insufficient_Info", "g3",
+                      np.where(np.arange(len(y)) % 2 == 0, "g1", "g2"))
+    m = StatusClassifier(["a", "b"], calibration="sigmoid").fit(X, y, groups=groups)
+    assert m.predict([[3, 0], [0, 3], [0, -3]]).tolist() == ["Supported", "Contradictory",
+                                                              "Insufficient_Info"]
+    with pytest.raises(ValueError, match="groups has 3 items"):
+        StatusClassifier(["a", "b"]).fit(X, y, groups=["g"] * 3)
+
+
+def test_verifier_strictness_moves_the_learned_cut() -> None:
+    class Fixed:
+        classes_ = np.asarray(["Contradictory", "Insufficient_Info", "Supported"])
+        feature_names_in_ = np.asarray(["nli.entailment"], dtype=object)
+        support_threshold_ = 0.3
+
+        def predict_proba(self, X):
+            return np.tile([0.30, 0.37, 0.33], (len(X), 1))
+
+    # Supported is not the most probable status, yet above the learned cut of 0.3
+    probs = {"Contradictory": 0.30, "Insufficient_Info": 0.37, "Supported": 0.33}
+    got = {st: Verifier(KeywordNLI(), meta=Fixed(), alignment_classifier=None,
+                        strictness=st).decide(probs)
+           for st in ("lenient", "balanced", "strict")}
+    assert got == {"lenient": Status.SUPPORTED, "balanced": Status.SUPPORTED,
+                   "strict": Status.INSUFFICIENT_INFO}  # strict needs 0.3 + 0.2

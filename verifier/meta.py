@@ -80,10 +80,15 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
         return (Z - self.mean_) / self.scale_
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X: Any, y: Sequence[Any]) -> MetaClassifier:
-        """Fit on ``X`` (n, k) with labels ``y``; returns ``self``."""
+    def fit(self, X: Any, y: Sequence[Any], *, groups: Sequence[Any] | None = None
+            ) -> MetaClassifier:
+        """Fit on ``X`` (n, k) with labels ``y``; returns ``self``.
+
+        ``groups`` (e.g. the data set of each row): the out-of-fold probabilities the
+        calibrators learn from then leave whole groups out, so calibration is learnt on data
+        the regression has not seen the like of (less overconfident on a new data set).
+        """
         from sklearn.linear_model import LogisticRegression
-        from sklearn.model_selection import StratifiedKFold
 
         if self.calibration not in ("isotonic", "sigmoid", "none"):
             raise ValueError(f"calibration must be 'isotonic', 'sigmoid' or 'none', got "
@@ -102,19 +107,34 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
         self.calibrators_: list[dict[str, Any]] = []
         if self.calibration != "none":
             oof = np.zeros((len(y), len(self.classes_)))
-            folds = StratifiedKFold(n_splits=self.cv, shuffle=True,
-                                    random_state=self.random_state)
-            for tr, te in folds.split(Z, y):
+            for tr, te in self._folds(Z, y, groups):
                 m = lr().fit(Z[tr], y[tr])
                 cols = np.searchsorted(self.classes_, m.classes_)
                 oof[np.ix_(te, cols)] = m.predict_proba(Z[te])
             for k, c in enumerate(self.classes_):
                 self.calibrators_.append(_fit_calibrator(oof[:, k], (y == c).astype(float),
                                                          self.calibration))
+            self._oof = oof  # out-of-fold raw probabilities (threshold selection; not saved)
         model = lr().fit(Z, y)
         self.coef_ = model.coef_
         self.intercept_ = model.intercept_
         return self
+
+    def _folds(self, Z: np.ndarray, y: np.ndarray, groups: Sequence[Any] | None) -> Any:
+        from sklearn.model_selection import GroupKFold, StratifiedKFold
+
+        if groups is not None:
+            g = np.asarray(groups, dtype=object)
+            if len(g) != len(y):
+                raise ValueError(f"groups has {len(g)} items but y has {len(y)}")
+            n = len(set(g.tolist()))
+            if n >= 2:
+                folds = list(GroupKFold(n_splits=min(self.cv, n)).split(Z, y, g))
+                # a fold whose training part lacks a class cannot be fitted: fall back
+                if all(len(set(y[tr].tolist())) == len(self.classes_) for tr, _ in folds):
+                    return folds
+        return StratifiedKFold(n_splits=self.cv, shuffle=True,
+                               random_state=self.random_state).split(Z, y)
 
     # ------------------------------------------------------------------ prediction
     def _raw_proba(self, Z: np.ndarray) -> np.ndarray:
@@ -129,7 +149,9 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X: Any) -> np.ndarray:
         """Calibrated probabilities, shape ``(n, len(classes_))``, rows summing to 1."""
         check_is_fitted(self, "coef_")
-        p = self._raw_proba(self._prepare(X, fit=False))
+        return self._calibrate(self._raw_proba(self._prepare(X, fit=False)))
+
+    def _calibrate(self, p: np.ndarray) -> np.ndarray:
         if self.calibrators_:
             p = np.stack([_apply_calibrator(c, p[:, k]) for k, c in
                           enumerate(self.calibrators_)], axis=1)
@@ -260,8 +282,12 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
         return MetaClassifier(self.feature_names, C=self.C, calibration=self.calibration,
                               cv=self.cv, random_state=self.random_state)
 
-    def fit(self, X: Any, y: Sequence[Any]) -> StatusClassifier:
-        """Fit on ``X`` with labels from :data:`STATUSES` or :data:`NOT_SUPPORTED`."""
+    def fit(self, X: Any, y: Sequence[Any], *, groups: Sequence[Any] | None = None
+            ) -> StatusClassifier:
+        """Fit on ``X`` with labels from :data:`STATUSES` or :data:`NOT_SUPPORTED`.
+
+        ``groups``: see :meth:`MetaClassifier.fit`.
+        """
         X = np.asarray(X, dtype=np.float64)
         y = np.asarray([str(v) for v in y], dtype=object)
         bad = sorted(set(y.tolist()) - {*STATUSES, NOT_SUPPORTED})
@@ -270,10 +296,18 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
         if len(y) != len(X):
             raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
         sup = np.where(y == "Supported", "Supported", NOT_SUPPORTED)
-        self.support_ = self._stage().fit(X, sup)
+        g = None if groups is None else np.asarray(groups, dtype=object)
+        self.support_ = self._stage().fit(X, sup, groups=g)
+        oof = getattr(self.support_, "_oof", None)
+        if oof is not None:
+            p = self.support_._calibrate(oof)[:, list(self.support_.classes_).index("Supported")]
+            self.support_threshold_ = _best_threshold(p, sup == "Supported", g)
+        else:
+            self.support_threshold_ = 0.5
         rows = np.isin(y, ("Contradictory", "Insufficient_Info"))
         if len(set(y[rows].tolist())) == 2:
-            self.refute_: MetaClassifier | None = self._stage().fit(X[rows], y[rows])
+            self.refute_: MetaClassifier | None = self._stage().fit(
+                X[rows], y[rows], groups=None if g is None else g[rows])
             self.refute_prior_ = float((y[rows] == "Contradictory").mean())
         else:  # no 3-class rows: contradicted and unverifiable share the rest equally
             self.refute_ = None
@@ -295,8 +329,14 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
         return np.stack([(1 - s) * q, (1 - s) * (1 - q), s], axis=1)
 
     def predict(self, X: Any) -> np.ndarray:
-        """Most probable status of each row."""
-        return self.classes_[self.predict_proba(X).argmax(axis=1)]
+        """Each row's status.
+
+        ``Supported`` when p(Supported) reaches ``support_threshold_``, else the more probable
+        of the other two.
+        """
+        p = self.predict_proba(X)
+        rest = np.where(p[:, 0] >= p[:, 1], 0, 1)
+        return self.classes_[np.where(p[:, 2] >= self.support_threshold_, 2, rest)]
 
     def to_json(self) -> str:
         """Both stages as JSON."""
@@ -306,6 +346,7 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
             "support": json.loads(self.support_.to_json()),
             "refute": json.loads(self.refute_.to_json()) if self.refute_ is not None else None,
             "refute_prior": self.refute_prior_,
+            "support_threshold": self.support_threshold_,
         }, indent=1)
 
     def save(self, path: str | Path) -> None:
@@ -322,6 +363,7 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
         m.support_ = MetaClassifier.from_json(json.dumps(d["support"]))
         m.refute_ = MetaClassifier.from_json(json.dumps(d["refute"])) if d["refute"] else None
         m.refute_prior_ = float(d["refute_prior"])
+        m.support_threshold_ = float(d.get("support_threshold", 0.5))
         m.classes_ = np.asarray(STATUSES, dtype=object)
         m.feature_names_in_ = m.support_.feature_names_in_
         return m
@@ -333,3 +375,21 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
         if not p.is_file():
             raise FileNotFoundError(f"no status-classifier file at {str(path)!r}")
         return cls.from_json(p.read_text(encoding="utf-8"))
+
+
+def _best_threshold(p: np.ndarray, positive: np.ndarray, groups: np.ndarray | None) -> float:
+    """The p(Supported) cut that maximises macro-F1 of supported vs the rest.
+
+    Computed on out-of-fold probabilities, averaged over groups when given; ties go to the
+    cut nearest 0.5.
+    """
+    from sklearn.metrics import f1_score
+
+    parts = [np.ones(len(p), dtype=bool)] if groups is None else \
+        [groups == v for v in dict.fromkeys(groups.tolist())]
+    grid = np.round(np.arange(0.05, 0.951, 0.01), 2)
+    scores = [np.mean([f1_score(positive[m], p[m] >= t, average="macro", zero_division=0)
+                       for m in parts]) for t in grid]
+    best = max(scores)
+    cands = [t for t, sc in zip(grid, scores, strict=True) if sc >= best - 1e-9]
+    return float(min(cands, key=lambda t: abs(t - 0.5)))

@@ -103,8 +103,12 @@ NLI_FEATURES: tuple[str, ...] = (
 )
 CHECK_FEATURES: tuple[str, ...] = ("checks.findings", "checks.high", "match.exact")
 Strictness = Literal["lenient", "balanced", "strict"]
-#: Least p(Supported) for a ``Supported`` status, by strictness (``balanced``: most probable).
+#: Least p(Supported) for a ``Supported`` status, by strictness, for a meta-classifier
+#: without a learned cut (``balanced``: the most probable status).
 SUPPORT_MIN: dict[str, float] = {"lenient": 0.35, "balanced": 0.0, "strict": 0.7}
+#: With a learned cut ``t`` (the shipped classifiers' ``support_threshold_``, chosen on
+#: held-out folds), the least p(Supported) is ``t + SUPPORT_SHIFT[strictness]``.
+SUPPORT_SHIFT: dict[str, float] = {"lenient": -0.1, "balanced": 0.0, "strict": 0.2}
 
 
 #: Features computed from the detectors' own (see :func:`derive_features`): log-odds of the
@@ -212,7 +216,7 @@ class Verifier:
         alignment_classifier: The evidence-alignment classifier whose probabilities are
             reported as ``align.p_supported`` / ``align.p_contradictory`` (same choices).
         strictness: How sure the meta-classifier must be to say ``Supported``
-            (see :data:`SUPPORT_MIN`).
+            (see :data:`SUPPORT_SHIFT`, :data:`SUPPORT_MIN`).
         parallel: Run the detectors in threads side by side (``True``) or one after another
             (``False``). ``None`` (default): side by side when the NLI model runs on a GPU;
             on a CPU one after another, since torch already spreads each detector over every
@@ -338,9 +342,14 @@ class Verifier:
         s = probabilities[Status.SUPPORTED.value]
         c = probabilities[Status.CONTRADICTORY.value]
         i = probabilities[Status.INSUFFICIENT_INFO.value]
-        floor = SUPPORT_MIN[self.strictness]
-        if s >= floor and (floor > 0 or s >= max(c, i)):
-            return Status.SUPPORTED
+        cut = getattr(self.meta, "support_threshold_", None)
+        if cut is not None:
+            if s >= min(max(float(cut) + SUPPORT_SHIFT[self.strictness], 0.05), 0.95):
+                return Status.SUPPORTED
+        else:
+            floor = SUPPORT_MIN[self.strictness]
+            if s >= floor and (floor > 0 or s >= max(c, i)):
+                return Status.SUPPORTED
         return Status.CONTRADICTORY if c > i else Status.INSUFFICIENT_INFO
 
     def verify(self, draft: str | Generation, *,
