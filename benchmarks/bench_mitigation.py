@@ -42,7 +42,7 @@ def main() -> None:
     ref = [e for e in ex if e.label == REFUTES]
     rng.shuffle(sup)
     rng.shuffle(ref)
-    verifier = Verifier(top_k_evidence=2)
+    verifier = Verifier(top_k_evidence=2, strictness=args.strictness)
     pairer = EvidencePairer(top_k=2)
     mitigator = Mitigator(args.strictness)
     actions: dict[str, Counter] = {"planted": Counter(), "true": Counter()}

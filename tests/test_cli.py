@@ -149,3 +149,43 @@ def test_cli_subcommand_modules_are_pluggable(monkeypatch, capsys) -> None:
     assert capsys.readouterr().out == "hello you\n"
     assert main(["eval"]) == 7  # the plug-in's eval replaces the built-in one
     assert main(["decompose", "Paris is in France."]) == 0  # core commands still there
+
+
+@pytest.mark.parametrize("strictness", ["lenient", "strict"])
+def test_cli_verify_passes_strictness_to_verifier_and_mitigator(
+        tmp_path, monkeypatch, capsys, strictness) -> None:
+    from types import SimpleNamespace
+
+    import rag.retrieval
+    import verifier.nli
+    import verifier.verify
+
+    seen: dict[str, object] = {}
+
+    class StubRetriever:
+        documents: dict[str, str] = {}
+
+        def __init__(self, *a, **k) -> None:
+            pass
+
+        def index(self, docs):
+            return self
+
+    class StubVerifier:
+        def __init__(self, nli=None, **kwargs) -> None:
+            seen.update(kwargs, nli=nli)
+
+        def verify(self, draft, **kwargs):
+            return SimpleNamespace(verdicts=[], timings={})
+
+    monkeypatch.setattr(rag.retrieval, "HybridRetriever", StubRetriever)
+    monkeypatch.setattr(verifier.verify, "Verifier", StubVerifier)
+    monkeypatch.setattr(verifier.nli, "NLIDetector",
+                        lambda *a, **k: SimpleNamespace(device=k.get("device")))
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.txt").write_text("Paris is in France.")
+    (tmp_path / "d.txt").write_text("Paris is in France.")
+    assert main(["verify", "--draft", str(tmp_path / "d.txt"), "--docs", str(tmp_path / "docs"),
+                 "--strictness", strictness, "--device", "cpu"]) == 0
+    assert seen["strictness"] == strictness and seen["nli"].device == "cpu"
+    assert json.loads(capsys.readouterr().out)["strictness"] == strictness

@@ -68,3 +68,30 @@ def test_meta_errors() -> None:
         m.predict_proba(X[:, :2])
     with pytest.raises(ValueError, match="not a meta-classifier file"):
         MetaClassifier.from_json('{"format": "other"}')
+
+
+def test_collect_features_creates_cache_folder_and_resumes(tmp_path) -> None:
+    from types import SimpleNamespace
+
+    from verifier.datasets import Example
+    from verifier.training import collect_features
+
+    calls: list[list[str]] = []
+
+    class FakeVerifier:
+        def verify_pairs(self, claims, evidences):
+            calls.append(list(claims))
+            return [SimpleNamespace(scores={"nli.entailment": 0.5 + len(c) / 100,
+                                            "unc.entropy": float("nan")}) for c in claims]
+
+    ex = [Example(f"id{i}", f"claim {i}", "evidence", "SUPPORTS", "toy", "eval")
+          for i in range(5)]
+    cache = tmp_path / "not" / "yet" / "there.jsonl"
+    rows = collect_features(FakeVerifier(), ex[:3], batch_size=2, cache=cache)
+    assert cache.is_file() and [r["id"] for r in rows] == ["id0", "id1", "id2"]
+    assert rows[0]["features"]["unc.entropy"] is None  # NaN stored as JSON null
+    calls.clear()
+    rows = collect_features(FakeVerifier(), ex, batch_size=2, cache=cache)
+    assert calls == [["claim 3", "claim 4"]]  # cached rows are not verified again
+    assert [r["id"] for r in rows] == [f"id{i}" for i in range(5)]
+    assert len(cache.read_text(encoding="utf-8").splitlines()) == 5

@@ -100,11 +100,13 @@ def _self_correct(args: argparse.Namespace, retriever: Any) -> int:
     from mitigation.mitigator import Mitigator
     from rag.generation import HFGenerator
     from rag.self_correct import SelfCorrectingPipeline
+    from verifier.nli import NLIDetector
     from verifier.verify import Verifier
 
     pipe = SelfCorrectingPipeline(
         retriever, HFGenerator(max_new_tokens=args.max_new_tokens, device=args.device),
-        Verifier(), Mitigator("balanced"), top_k=args.top_k)
+        Verifier(NLIDetector(device=args.device), strictness=args.strictness),
+        Mitigator(args.strictness), top_k=args.top_k)
     answer = pipe.run(args.question)
     if args.json:
         print(answer.to_json())
@@ -136,6 +138,7 @@ def _cmd_decompose(args: argparse.Namespace) -> int:
 def _cmd_verify(args: argparse.Namespace) -> int:
     from mitigation.mitigator import Mitigator
     from rag.retrieval import HybridRetriever
+    from verifier.nli import NLIDetector
     from verifier.verify import Verifier
 
     if (args.docs is None) == (args.index is None):
@@ -148,8 +151,10 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         retriever = HybridRetriever.load(args.index, device=args.device)
     else:
         retriever = HybridRetriever(device=args.device).index(load_documents(args.docs))
-    report = Verifier().verify(draft, retriever=retriever, question=args.question,
-                               top_k=args.top_k)
+    # The verifier's status cut and the mitigator's rules follow the same strictness.
+    verifier = Verifier(NLIDetector(device=args.device), strictness=args.strictness)
+    report = verifier.verify(draft, retriever=retriever, question=args.question,
+                             top_k=args.top_k)
     answer = Mitigator(args.strictness).mitigate(draft, report.verdicts,
                                                  documents=retriever.documents)
     if args.format == "json":
@@ -189,6 +194,9 @@ def add_subparsers(sub: argparse._SubParsersAction) -> None:
                    "(no generation)")
     p.add_argument("--self-correct", action="store_true",
                    help="verify, then regenerate or rewrite the query within bounds")
+    p.add_argument("--strictness", choices=("lenient", "balanced", "strict"),
+                   default="balanced", help="with --self-correct: how the answer is verified "
+                   "and rewritten")
     p.add_argument("--device")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_ask)

@@ -65,6 +65,8 @@ def collect_features(verifier: Any, examples: Sequence[Example], *, batch_size: 
                     done[(r["dataset"], r["id"])] = r
     todo = [e for e in examples if (e.dataset, e.id) not in done]
     t0 = time.perf_counter()
+    if cache is not None:
+        Path(cache).parent.mkdir(parents=True, exist_ok=True)
     out_fh = Path(cache).open("a", encoding="utf-8") if cache is not None else None
     try:
         for i in range(0, len(todo), batch_size):
