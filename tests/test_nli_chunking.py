@@ -111,3 +111,46 @@ def test_nli_chunk_scores_are_validated_and_read_only() -> None:
         ChunkScores(np.zeros(3), ((0, 5), (3, 9)), np.zeros((1, 3)), 0)
     with pytest.raises(ValueError, match="best_chunk must index a chunk, got 2"):
         ChunkScores(np.zeros(3), ((0, 5),), np.zeros((1, 3)), 2)
+
+
+def _token_count(folder: Path, text: str) -> int:
+    from transformers import AutoTokenizer
+
+    return len(AutoTokenizer.from_pretrained(folder)(text, add_special_tokens=False)["input_ids"])
+
+
+def test_nli_chunk_tokens_caps_chunks_below_the_window(short_window_model: Path) -> None:
+    premise = " ".join(f"the city {w} is in france ." for w in
+                       ["paris", "london", "berlin", "north", "south", "east"])
+    whole = NLIDetector(str(short_window_model), max_length=64, dtype="float32")
+    assert whole.predict_chunks([(premise, HYP)])[0].chunk_spans == ((0, len(premise)),)
+    assert whole.resolved_chunk_tokens == 64  # no cap: the window
+    det = NLIDetector(str(short_window_model), max_length=64, chunk_tokens=16,
+                      dtype="float32")
+    assert det.resolved_chunk_tokens == 16
+    spans = det.predict_chunks([(premise, HYP)])[0].chunk_spans
+    assert len(spans) >= 3
+    _assert_covers(spans, len(premise))
+    assert all(_token_count(short_window_model, premise[s:e]) <= 16 for s, e in spans)
+    # a premise within the cap stays one chunk
+    assert det.predict_chunks([("paris is old .", HYP)])[0].chunk_spans == ((0, 14),)
+    assert det.to_dict()["init_parameters"]["chunk_tokens"] == 16
+
+
+def test_nli_chunk_tokens_read_from_config_and_validated(tmp_path: Path) -> None:
+    import json
+
+    from verifier.errors import ModelLoadError
+
+    folder = make_tiny_classifier(tmp_path / "m", NLI3, max_position_embeddings=64)
+    cfg = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**cfg, "chunk_tokens": 20}))
+    assert NLIDetector(str(folder)).resolved_chunk_tokens == 20
+    assert NLIDetector(str(folder), chunk_tokens=1000).resolved_chunk_tokens == 64
+    (folder / "config.json").write_text(json.dumps({**cfg, "chunk_tokens": "big"}))
+    with pytest.raises(ModelLoadError, match="chunk_tokens must be an int >= 16, got 'big'"):
+        NLIDetector(str(folder)).warm_up()
+    for bad in (0, 15, 2.5, True, "64"):
+        with pytest.raises(ValueError, match=f"chunk_tokens must be None or an int >= 16, got "
+                           f"{re.escape(repr(bad))}"):
+            NLIDetector(chunk_tokens=bad)

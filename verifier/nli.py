@@ -6,9 +6,11 @@ order. Any Hugging Face sequence-classification checkpoint works: the label orde
 from ``config.id2label`` (see :func:`map_labels`), never assumed.
 
 Long evidence is never silently truncated: a premise that does not fit the model window
-next to the hypothesis is split into sentence-aligned chunks (one sentence of overlap) that
-together cover the whole premise (see :func:`plan_chunks`); every chunk is scored and the
-pair's row is aggregated by :func:`aggregate_chunks`. The per-chunk scores stay available
+next to the hypothesis, or that is longer than ``chunk_tokens`` (the embedded model's
+``config.json`` sets 96, tuned on long-document train splits), is split into
+sentence-aligned chunks (one sentence of overlap) that together cover the whole premise
+(see :func:`plan_chunks`); every chunk is scored and the pair's row is aggregated by
+:func:`aggregate_chunks`. The per-chunk scores stay available
 through :meth:`NLIDetector.predict_chunks`.
 
 Fast path: premises and hypotheses are tokenised once, in bulk, by the fast tokenizer
@@ -425,6 +427,7 @@ class _Loaded:
     device: str
     dtype: str
     window: int
+    chunk_tokens: int
     template: _PairTemplate | None
     n_special: int
     input_names: tuple[str, ...]
@@ -442,6 +445,12 @@ class NLIDetector:
         batch_size: Pairs (chunks) per forward pass.
         max_length: Model window in tokens (capped by the model's position embeddings);
             longer premises are chunked, never truncated.
+        chunk_tokens: Most premise tokens in one chunk: a premise longer than this is
+            split into sentence-aligned chunks of at most this many tokens even when it
+            would fit the window (small models trained on sentence pairs judge short chunks
+            better). ``None`` reads the checkpoint's recommendation (``config.json`` key
+            ``chunk_tokens``; the embedded model's was tuned on the train splits of
+            SummEdits and FRANK, see its model card) and otherwise fills the window.
         dtype: ``None``/``"auto"`` (bf16 on GPUs and on CPUs with AMX/AVX512-BF16, else
             float32), ``"float32"``, ``"bfloat16"`` or ``"float16"``.
         id2label: Names of the checkpoint's outputs, overriding its ``config.id2label``
@@ -471,6 +480,7 @@ class NLIDetector:
         device: str | None = None,
         batch_size: int = 64,
         max_length: int = 512,
+        chunk_tokens: int | None = None,
         dtype: str | None = None,
         id2label: Mapping[int | str, str] | None = None,
         trust_remote_code: bool = False,
@@ -488,6 +498,11 @@ class NLIDetector:
                 or max_length < 2 * MIN_EVIDENCE_TOKENS):
             raise ValueError(f"max_length must be an int >= {2 * MIN_EVIDENCE_TOKENS}, got "
                              f"{max_length!r}")
+        if chunk_tokens is not None and (
+                not isinstance(chunk_tokens, int) or isinstance(chunk_tokens, bool)
+                or chunk_tokens < MIN_EVIDENCE_TOKENS):
+            raise ValueError(f"chunk_tokens must be None or an int >= {MIN_EVIDENCE_TOKENS}, "
+                             f"got {chunk_tokens!r}")
         if dtype not in _DTYPES:
             raise ValueError(f"dtype must be one of {_DTYPES}, got {dtype!r}")
         if id2label is not None:
@@ -506,6 +521,7 @@ class NLIDetector:
         self.device = device
         self.batch_size = batch_size
         self.max_length = max_length
+        self.chunk_tokens = chunk_tokens
         self.dtype = dtype
         self.id2label: dict[int, str] | None = id2label  # type: ignore[assignment]
         self.trust_remote_code = trust_remote_code
@@ -526,6 +542,7 @@ class NLIDetector:
                 "device": self.device,
                 "batch_size": self.batch_size,
                 "max_length": self.max_length,
+                "chunk_tokens": self.chunk_tokens,
                 "dtype": self.dtype,
                 "id2label": (None if self.id2label is None
                              else {str(k): v for k, v in self.id2label.items()}),
@@ -587,12 +604,14 @@ class NLIDetector:
         input_names = tuple(n for n in ("input_ids", "token_type_ids", "attention_mask")
                             if n in tokenizer.model_input_names or n == "input_ids")
         pad_id = tokenizer.pad_token_id
-        self._loaded = _Loaded(model, tokenizer, label_map, device, dtype,
-                               self._window_of(model.config), template, n_special,
+        window = self._window_of(model.config)
+        self._loaded = _Loaded(model, tokenizer, label_map, device, dtype, window,
+                               self._chunk_tokens_of(config, window), template, n_special,
                                input_names, 0 if pad_id is None else int(pad_id))
         self._model = model
-        logger.info("loaded NLI model %s on %s (%s), labels %s, window %d tokens", path,
-                    device, dtype, label_map.kind, self._loaded.window)
+        logger.info("loaded NLI model %s on %s (%s), labels %s, window %d tokens, chunks of "
+                    "at most %d premise tokens", path, device, dtype, label_map.kind,
+                    window, self._loaded.chunk_tokens)
 
     def _window_of(self, config: Any) -> int:
         limit = getattr(config, "max_position_embeddings", None)
@@ -602,6 +621,22 @@ class NLIDetector:
                                                   "longformer", "data2vec-text", "xmod"):
             limit -= 2  # positions start after the padding index
         return min(self.max_length, limit)
+
+    def _chunk_tokens_of(self, config: Any, window: int) -> int:
+        """Premise tokens per chunk: the argument, else the checkpoint's, else the window."""
+        value = self.chunk_tokens
+        if value is None:
+            value = getattr(config, "chunk_tokens", None)
+            if value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                                      or value < MIN_EVIDENCE_TOKENS):
+                raise ModelLoadError(f"the model config's chunk_tokens must be an int >= "
+                                     f"{MIN_EVIDENCE_TOKENS}, got {value!r}")
+        return window if value is None else min(value, window)
+
+    @property
+    def resolved_chunk_tokens(self) -> int:
+        """Most premise tokens in one chunk, as used (loads the model)."""
+        return self._state().chunk_tokens
 
     def _state(self) -> _Loaded:
         self.warm_up()
@@ -693,13 +728,14 @@ class NLIDetector:
         spans: list[list[tuple[int, int]]] = []
         token_ranges: list[tuple[int, int]] = []
         for i, (prem, ids) in enumerate(zip(premises, p_enc["input_ids"], strict=True)):
-            budget = state.window - state.n_special - len(h_ids[i])
+            fit = state.window - state.n_special - len(h_ids[i])
+            budget = min(fit, state.chunk_tokens)
             if len(ids) <= budget:
                 plan = [((0, len(prem)), (0, len(ids)))]
-            elif budget < MIN_EVIDENCE_TOKENS:
+            elif fit < MIN_EVIDENCE_TOKENS:
                 raise ValueError(
                     f"pairs[{i}] has a hypothesis of {len(h_ids[i])} tokens: next to "
-                    f"{state.n_special} special tokens it leaves {max(budget, 0)} of the "
+                    f"{state.n_special} special tokens it leaves {max(fit, 0)} of the "
                     f"{state.window}-token window for the premise (at least "
                     f"{MIN_EVIDENCE_TOKENS} needed); shorten the hypothesis or raise max_length"
                 )
