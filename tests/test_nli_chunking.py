@@ -147,10 +147,11 @@ def test_nli_chunk_tokens_read_from_config_and_validated(tmp_path: Path) -> None
     (folder / "config.json").write_text(json.dumps({**cfg, "chunk_tokens": 20}))
     assert NLIDetector(str(folder)).resolved_chunk_tokens == 20
     assert NLIDetector(str(folder), chunk_tokens=1000).resolved_chunk_tokens == 64
+    assert NLIDetector(str(folder), chunk_tokens="window").resolved_chunk_tokens == 64
     (folder / "config.json").write_text(json.dumps({**cfg, "chunk_tokens": "big"}))
     with pytest.raises(ModelLoadError, match="chunk_tokens must be an int >= 16, got 'big'"):
         NLIDetector(str(folder)).warm_up()
     for bad in (0, 15, 2.5, True, "64"):
-        with pytest.raises(ValueError, match=f"chunk_tokens must be None or an int >= 16, got "
-                           f"{re.escape(repr(bad))}"):
+        with pytest.raises(ValueError, match=f"chunk_tokens must be None, 'window' or an int "
+                           f">= 16, got {re.escape(repr(bad))}"):
             NLIDetector(chunk_tokens=bad)

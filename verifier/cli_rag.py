@@ -96,17 +96,25 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verifier(args: argparse.Namespace) -> Any:
+    """The command's ``Verifier``: its device, and the mitigator's strictness.
+
+    The verifier's Supported cut moves with the strictness, so both stages get the same one.
+    """
+    from verifier.nli import NLIDetector
+    from verifier.verify import Verifier
+
+    return Verifier(NLIDetector(device=args.device), strictness=args.strictness)
+
+
 def _self_correct(args: argparse.Namespace, retriever: Any) -> int:
     from mitigation.mitigator import Mitigator
     from rag.generation import HFGenerator
     from rag.self_correct import SelfCorrectingPipeline
-    from verifier.nli import NLIDetector
-    from verifier.verify import Verifier
 
     pipe = SelfCorrectingPipeline(
         retriever, HFGenerator(max_new_tokens=args.max_new_tokens, device=args.device),
-        Verifier(NLIDetector(device=args.device), strictness=args.strictness),
-        Mitigator(args.strictness), top_k=args.top_k)
+        _verifier(args), Mitigator(args.strictness), top_k=args.top_k)
     answer = pipe.run(args.question)
     if args.json:
         print(answer.to_json())
@@ -138,8 +146,6 @@ def _cmd_decompose(args: argparse.Namespace) -> int:
 def _cmd_verify(args: argparse.Namespace) -> int:
     from mitigation.mitigator import Mitigator
     from rag.retrieval import HybridRetriever
-    from verifier.nli import NLIDetector
-    from verifier.verify import Verifier
 
     if (args.docs is None) == (args.index is None):
         raise ValueError("give exactly one of --docs or --index")
@@ -151,10 +157,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         retriever = HybridRetriever.load(args.index, device=args.device)
     else:
         retriever = HybridRetriever(device=args.device).index(load_documents(args.docs))
-    # The verifier's status cut and the mitigator's rules follow the same strictness.
-    verifier = Verifier(NLIDetector(device=args.device), strictness=args.strictness)
-    report = verifier.verify(draft, retriever=retriever, question=args.question,
-                             top_k=args.top_k)
+    report = _verifier(args).verify(draft, retriever=retriever, question=args.question,
+                                    top_k=args.top_k)
     answer = Mitigator(args.strictness).mitigate(draft, report.verdicts,
                                                  documents=retriever.documents)
     if args.format == "json":

@@ -434,6 +434,12 @@ class _Loaded:
     pad_id: int
 
 
+def _is_chunk_size(value: Any) -> bool:
+    """Whether ``value`` is a usable number of premise tokens per chunk."""
+    return (isinstance(value, int) and not isinstance(value, bool)
+            and value >= MIN_EVIDENCE_TOKENS)
+
+
 @register("nli.hf.v1")
 class NLIDetector:
     """Cross-encoder NLI detector over (evidence, claim) pairs.
@@ -450,7 +456,8 @@ class NLIDetector:
             would fit the window (small models trained on sentence pairs judge short chunks
             better). ``None`` reads the checkpoint's recommendation (``config.json`` key
             ``chunk_tokens``; the embedded model's was tuned on the train splits of
-            SummEdits and FRANK, see its model card) and otherwise fills the window.
+            SummEdits and FRANK, see its model card) and otherwise fills the window;
+            ``"window"`` fills the window whatever the checkpoint recommends.
         dtype: ``None``/``"auto"`` (bf16 on GPUs and on CPUs with AMX/AVX512-BF16, else
             float32), ``"float32"``, ``"bfloat16"`` or ``"float16"``.
         id2label: Names of the checkpoint's outputs, overriding its ``config.id2label``
@@ -480,7 +487,7 @@ class NLIDetector:
         device: str | None = None,
         batch_size: int = 64,
         max_length: int = 512,
-        chunk_tokens: int | None = None,
+        chunk_tokens: int | Literal["window"] | None = None,
         dtype: str | None = None,
         id2label: Mapping[int | str, str] | None = None,
         trust_remote_code: bool = False,
@@ -498,11 +505,9 @@ class NLIDetector:
                 or max_length < 2 * MIN_EVIDENCE_TOKENS):
             raise ValueError(f"max_length must be an int >= {2 * MIN_EVIDENCE_TOKENS}, got "
                              f"{max_length!r}")
-        if chunk_tokens is not None and (
-                not isinstance(chunk_tokens, int) or isinstance(chunk_tokens, bool)
-                or chunk_tokens < MIN_EVIDENCE_TOKENS):
-            raise ValueError(f"chunk_tokens must be None or an int >= {MIN_EVIDENCE_TOKENS}, "
-                             f"got {chunk_tokens!r}")
+        if chunk_tokens not in (None, "window") and not _is_chunk_size(chunk_tokens):
+            raise ValueError(f"chunk_tokens must be None, 'window' or an int >= "
+                             f"{MIN_EVIDENCE_TOKENS}, got {chunk_tokens!r}")
         if dtype not in _DTYPES:
             raise ValueError(f"dtype must be one of {_DTYPES}, got {dtype!r}")
         if id2label is not None:
@@ -627,11 +632,10 @@ class NLIDetector:
         value = self.chunk_tokens
         if value is None:
             value = getattr(config, "chunk_tokens", None)
-            if value is not None and (not isinstance(value, int) or isinstance(value, bool)
-                                      or value < MIN_EVIDENCE_TOKENS):
+            if value is not None and not _is_chunk_size(value):
                 raise ModelLoadError(f"the model config's chunk_tokens must be an int >= "
                                      f"{MIN_EVIDENCE_TOKENS}, got {value!r}")
-        return window if value is None else min(value, window)
+        return window if value in (None, "window") else min(value, window)
 
     @property
     def resolved_chunk_tokens(self) -> int:

@@ -106,8 +106,6 @@ def main() -> None:
     for name in META_SETS:
         ex = sample_examples(name, "train", args.limit or None)
         cache = args.cache / "train.jsonl" if args.cache else None
-        if cache:
-            cache.parent.mkdir(parents=True, exist_ok=True)
         rows += collect_features(verifier, ex, cache=cache)
         logger.info("%s: %d rows", name, len(ex))
     y = np.array([r["status"] for r in rows], dtype=object)

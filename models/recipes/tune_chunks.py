@@ -29,8 +29,8 @@ logger = logging.getLogger("tune_chunks")
 SETS = ("summedits", "frank")
 
 
-def _value(text: str) -> int | None:
-    return None if text == "full" else int(text)
+def _value(text: str) -> int | str:
+    return "window" if text == "full" else int(text)
 
 
 def main() -> None:
@@ -42,26 +42,28 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    values = [_value(v) for v in args.values.split(",") if v]
-    results: dict[str, dict[str, dict[str, float]]] = {}
+    values = [v for v in args.values.split(",") if v]
+    data = {}
     for name in SETS:
         train = load_preset(name, "train")
         ex = random.Random(0).sample(train, min(args.rows, len(train)))
-        gold = np.array([e.label == SUPPORTS for e in ex])
-        pairs = [(e.evidence_text, e.claim) for e in ex]
-        for v in values:
-            # A cap above any window means "fill the window" whatever the config says.
-            det = NLIDetector(args.model, chunk_tokens=10**6 if v is None else v)
+        data[name] = (np.array([e.label == SUPPORTS for e in ex]),
+                      [(e.evidence_text, e.claim) for e in ex])
+    results: dict[str, dict[str, dict[str, float]]] = {}
+    for v in values:
+        det = NLIDetector(args.model, chunk_tokens=_value(v))  # one model load per value
+        for name, (gold, pairs) in data.items():
             t0 = time.perf_counter()
             scores = det.predict_chunks(pairs)
             secs = time.perf_counter() - t0
             p = np.stack([s.probabilities for s in scores])
-            row = {"n": len(ex), "auroc": round(float(roc_auc_score(gold, p[:, 0] - p[:, 2])), 4),
+            auroc = roc_auc_score(gold, p[:, 0] - p[:, 2])
+            row = {"n": len(pairs), "auroc": round(float(auroc), 4),
                    "mean_chunks": round(float(np.mean([len(s.chunk_spans) for s in scores])), 2),
                    "seconds": round(secs, 1)}
-            results.setdefault(str(v or "full"), {})[name] = row
-            logger.info("%-10s chunk_tokens=%-5s AUROC %.3f  chunks/pair %.1f  %.0fs", name,
-                        v or "full", row["auroc"], row["mean_chunks"], secs)
+            results.setdefault(v, {})[name] = row
+            logger.info("%-10s chunk_tokens=%-5s AUROC %.3f  chunks/pair %.1f  %.0fs", name, v,
+                        row["auroc"], row["mean_chunks"], secs)
     means = {v: round(float(np.mean([r["auroc"] for r in rows.values()])), 4)
              for v, rows in results.items()}
     best = max(means, key=lambda k: means[k])
