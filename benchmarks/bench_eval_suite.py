@@ -1,7 +1,9 @@
 """Accuracy suite: ``verifier eval`` over every preset, one table.
 
-Each preset runs on its default files under ../shared/data (see ``verifier.batch.PRESETS``) with
-the NLI detector alone (``--mode nli``) and the embedded model unless ``--model`` is given.
+Each preset runs on its ``eval`` split under ../shared/data (see ``verifier.batch.PRESETS`` and
+``verifier.datasets``; ``--split all`` for the whole files) with the NLI detector alone
+(``--mode nli``) and the embedded model unless ``--model`` is given. SummEdits is also broken
+down by domain.
 
     python benchmarks/bench_eval_suite.py [--limit N] [--presets fever,wice]
 """
@@ -15,9 +17,14 @@ import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
 from _common import ROOT, write_result
 
-from verifier.batch import PRESETS
+from verifier.batch import CLASSES, PRESETS, compute_metrics
+from verifier.datasets import load_preset
+
+#: Presets broken down by a field of their examples' ``meta``.
+BREAKDOWN = {"summedits": "domain"}
 
 #: Published balanced accuracies (SummEdits paper, Laban et al. 2023, overall).
 PUBLISHED = {"summedits": "BAcc: SummaC-Conv 57.1, QAFactEval 65.5, GPT-4 82.1"}
@@ -29,13 +36,16 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=0)
     ap.add_argument("--presets", default=",".join(PRESETS))
     ap.add_argument("--out", type=Path, default=None, help="keep the eval outputs here")
+    ap.add_argument("--split", choices=("eval", "all"), default="eval")
+    ap.add_argument("--name", default="eval_suite",
+                    help="results file benchmarks/results/NAME.json")
     args = ap.parse_args()
     out_root = args.out or Path(tempfile.mkdtemp(prefix="eval-suite-"))
     table = {}
     for name in args.presets.split(","):
         out = out_root / name
         cmd = [sys.executable, "-m", "verifier", "eval", "--preset", name, "--output-dir",
-               str(out), "--progress", "off", "--no-plots"]
+               str(out), "--progress", "off", "--no-plots", "--split", args.split]
         if args.model:
             cmd += ["--model", args.model]
         if args.limit:
@@ -52,6 +62,8 @@ def main() -> None:
                        "balanced_accuracy": m.get("balanced_accuracy"), "auroc": m.get("auroc"),
                        "ece": m.get("ece"), "pairs_per_second": run["pairs_per_second"],
                        "published": PUBLISHED.get(name, "")}
+        if name in BREAKDOWN:
+            table[name]["by_" + BREAKDOWN[name]] = breakdown(name, BREAKDOWN[name], out)
         print(f"{name}: {json.dumps(table[name])}", flush=True)
     print("\n| data set | scheme | n | errors | accuracy | macro-F1 | balanced acc. | AUROC | "
           "pairs/s | published |")
@@ -67,8 +79,29 @@ def main() -> None:
         print(f"| {name} | {r['scheme']} | {r['n']} | {r['n_errors']} | {f(r['accuracy'])} | "
               f"{f(r['macro_f1'])} | {f(r['balanced_accuracy'])} | {f(r['auroc'])} | "
               f"{r['pairs_per_second']} | {r['published']} |")
-    write_result("eval_suite", {"model": args.model or "embedded:nli-minilm-l6",
-                                "limit": args.limit, "presets": table})
+        for key, r2 in r.get("by_" + BREAKDOWN.get(name, ""), {}).items():
+            print(f"| {name}: {key} | | {r2['n']} | | {f(r2['accuracy'])} | "
+                  f"{f(r2['macro_f1'])} | {f(r2['balanced_accuracy'])} | {f(r2['auroc'])} | | |")
+    write_result(args.name, {"model": args.model or "embedded:nli-minilm-l6",
+                             "limit": args.limit, "split": args.split, "presets": table})
+
+
+def breakdown(name: str, key: str, out: Path) -> dict[str, dict]:
+    """Accuracy, macro-F1, balanced accuracy and AUROC per value of ``meta[key]``."""
+    group = {e.id: e.meta[key] for e in load_preset(name)}
+    classes = CLASSES[PRESETS[name].scheme]
+    rows: dict[str, list[dict]] = {}
+    for line in (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines():
+        p = json.loads(line)
+        rows.setdefault(group[p["id"]], []).append(p)
+    res = {}
+    for g, ps in sorted(rows.items()):
+        m = compute_metrics([p["gold"] for p in ps], [p["predicted"] for p in ps],
+                            np.array([[p["probabilities"][c] for c in classes] for p in ps]),
+                            classes)
+        res[g] = {k: m.get(k) for k in ("n", "accuracy", "macro_f1", "balanced_accuracy",
+                                        "auroc")}
+    return res
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=13)
     args = ap.parse_args()
     rng = random.Random(args.seed)
-    ex = load_preset("fever")
+    ex = load_preset("fever", "eval")
     sup = [e for e in ex if e.label == SUPPORTS]
     ref = [e for e in ex if e.label == REFUTES]
     rng.shuffle(sup)

@@ -2,7 +2,9 @@
 
 3-class accuracy (argmax) on the SNLI eval file, the val file and ANLI R1-R3 dev;
 SUPPORTS-vs-REFUTES accuracy (SUPPORTS iff p(entailment) > p(contradiction), see
-``verifier.nli.supports_decision``) on FEVER dev (13,332 pairs) and FEVER-Symmetric v0.2 test.
+``verifier.nli.supports_decision``) on the FEVER dev eval split (8,434 pairs; the other 4,898
+are the embedded model's FEVER training pairs, see ``verifier.datasets``) and FEVER-Symmetric
+v0.2 test.
 Both dtypes run on the same pairs unless ``--fp32-limit`` restricts fp32 (about 2.5x slower
 than bf16 on this CPU) to an evenly spaced subset; the bf16 - fp32 difference is always
 computed on the pairs both ran.

@@ -30,7 +30,7 @@ def main() -> None:
     ap.add_argument("--max-new-tokens", type=int, default=64)
     ap.add_argument("--seed", type=int, default=13)
     args = ap.parse_args()
-    ex = load_preset("fever")
+    ex = load_preset("fever", "eval")
     random.Random(args.seed).shuffle(ex)
     ex = ex[: args.questions]
     docs = {}

@@ -34,7 +34,16 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from verifier.datasets import NEI, NOT_SUPPORTED, REFUTES, SUPPORTS, data_root, normalise_label
+from verifier.datasets import (
+    NEI,
+    NOT_SUPPORTED,
+    REFUTES,
+    SUPPORTS,
+    Split,
+    data_root,
+    load_preset,
+    normalise_label,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -69,16 +78,22 @@ class FieldMap:
 
 @dataclass(frozen=True)
 class Preset:
-    """Field mapping, label scheme and default files of a shared data set."""
+    """Field mapping, label scheme and default files of a shared data set.
+
+    ``holds_train`` is true when the default files also hold rows of the preset's ``train``
+    split (see :mod:`verifier.datasets`): ``verifier eval --preset`` then evaluates the
+    ``eval`` split only (written out by :func:`write_preset_split`) unless ``--split all``.
+    """
 
     fields: FieldMap
     scheme: Scheme
     files: tuple[str, ...]
+    holds_train: bool = False
 
 
 PRESETS: dict[str, Preset] = {
     "fever": Preset(FieldMap("claim", "evidence", "label", "idx"), "supports-refutes",
-                    ("fever-dev/fever_dev_rte_claim_evidence.jsonl",)),
+                    ("fever-dev/fever_dev_rte_claim_evidence.jsonl",), holds_train=True),
     "fever-sym": Preset(FieldMap("claim", "evidence", "label", "id"), "supports-refutes",
                         ("fever-symmetric/symmetric_v0.2_fever_symmetric_test.jsonl",)),
     "healthver": Preset(FieldMap("claim", "evidence", "label", "id"), "3class",
@@ -90,13 +105,13 @@ PRESETS: dict[str, Preset] = {
     "summedits": Preset(FieldMap("summary", "doc", "label", "id"), "supported-not",
                         tuple(f"summedits/summedits_{d}.json" for d in (
                             "ectsum", "news", "podcast", "qmsumm", "sales_call", "sales_email",
-                            "samsum", "scitldr"))),
+                            "samsum", "scitldr")), holds_train=True),
     "frank": Preset(FieldMap("summary", "document", "label", "id"), "supported-not",
-                    ("frank/frank_doc_summary_label.jsonl",)),
+                    ("frank/frank_doc_summary_label.jsonl",), holds_train=True),
     "anli": Preset(FieldMap("hypothesis", "context", "label", "uid"), "3class",
                    ("anli/R1_dev.jsonl", "anli/R2_dev.jsonl", "anli/R3_dev.jsonl")),
     "covidfact": Preset(FieldMap("claim", "evidence", "label", None), "supports-refutes",
-                        ("covidfact/COVIDFACT_dataset.jsonl",)),
+                        ("covidfact/COVIDFACT_dataset.jsonl",), holds_train=True),
     "averitec": Preset(FieldMap("claim", "justification", "label", None), "3class",
                        ("averitec/dev.json",)),
 }
@@ -690,6 +705,31 @@ def write_plots(metrics: dict[str, Any], out: Path) -> list[Path]:
         plt.close(fig)
         written.append(out / "reliability.png")
     return written
+
+
+#: Field mapping of the files :func:`write_preset_split` writes.
+SPLIT_FIELDS = FieldMap("claim", "evidence", "label", "id")
+
+
+def write_preset_split(name: str, split: Split, folder: Path) -> Path:
+    """Write one split of a preset as JSONL (``id``, ``claim``, ``evidence``, ``label``, ``meta``).
+
+    The file is ``folder / f"{name}_{split}.jsonl"``; it is rewritten only when its content
+    changes, so that a resumed :func:`run_eval` sees the same input (same size and mtime).
+    Read it with :data:`SPLIT_FIELDS`.
+    """
+    examples = load_preset(name, split)
+    text = "".join(
+        json.dumps({"id": e.id, "claim": e.claim,
+                    "evidence": e.evidence if isinstance(e.evidence, str) else list(e.evidence),
+                    "label": e.label, "meta": e.meta}, ensure_ascii=False) + "\n"
+        for e in examples
+    )
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}_{split}.jsonl"
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        _atomic_write(path, text)
+    return path
 
 
 def resolve_preset_inputs(name: str) -> list[Path]:

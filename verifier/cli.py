@@ -35,6 +35,10 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--output-dir", type=Path, required=True)
     p.add_argument("--preset", choices=sorted(PRESETS), help="field mapping + label scheme "
                    "(+ default files under ../shared/data) of a known data set")
+    p.add_argument("--split", choices=("eval", "all"), default="eval",
+                   help="with --preset and no inputs: 'eval' (default) scores the preset's "
+                   "evaluation split only, never rows a shipped model was trained on; 'all' "
+                   "scores its whole default files")
     p.add_argument("--claim-field")
     p.add_argument("--evidence-field", help="a field with a string or a list of strings; "
                    "several fields separated by commas are joined")
@@ -62,21 +66,26 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     from verifier.batch import (
         CLASSES,
         PRESETS,
+        SPLIT_FIELDS,
         EvalConfig,
         FieldMap,
         resolve_preset_inputs,
         run_eval,
+        write_preset_split,
     )
 
     preset = PRESETS[args.preset] if args.preset else None
     base = preset.fields if preset else FieldMap()
+    inputs = list(args.inputs) or (resolve_preset_inputs(args.preset) if args.preset else [])
+    if preset is not None and not args.inputs and preset.holds_train and args.split == "eval":
+        inputs = [write_preset_split(args.preset, "eval", args.output_dir / "inputs")]
+        base = SPLIT_FIELDS
     fields = FieldMap(
         claim=args.claim_field or base.claim,
         evidence=args.evidence_field or base.evidence,
         label=args.label_field or base.label,
         id=args.id_field or base.id,
     )
-    inputs = list(args.inputs) or (resolve_preset_inputs(args.preset) if args.preset else [])
     scheme = args.scheme or (preset.scheme if preset else "3class")
     bs: int | str = args.batch_size
     if bs != "auto":

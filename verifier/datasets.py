@@ -7,7 +7,8 @@ the benchmarks report:
 ========== ====================================== =========================================
 preset     ``train`` (may be trained on)           ``eval`` (reported, never trained on)
 ========== ====================================== =========================================
-fever      --                                      FEVER dev pairs (all 13,332)
+fever      FEVER dev pairs whose evidence group's  the rest (8,434 pairs), including every
+           hash bucket is >= 50 (4,898 pairs)      group linked to FEVER-Symmetric
 fever-sym  v0.2 dev (708; tuning only)             v0.2 test (712)
 healthver  dev csv                                 test csv
 scifact    train.tsv                               dev.tsv
@@ -26,6 +27,7 @@ import csv
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,10 +128,63 @@ def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
                 yield json.loads(line)
 
 
+_FEVER_TOKENS = re.compile(r"-[lr][rsc]b-")
+_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
+def _fever_key(text: str) -> str:
+    """A FEVER sentence or claim reduced to lower-case letters and digits (``-LRB-`` dropped)."""
+    return _ALNUM.sub("", _FEVER_TOKENS.sub("", text.lower()))
+
+
+def _fever_sentences(evidence: str) -> list[str]:
+    keys = [_fever_key(s) for s in evidence.split(" . ")]
+    return [k for k in keys if k]
+
+
+def _fever_sym_keys(root: Path) -> set[str]:
+    """Claims and evidence sentences of every FEVER-Symmetric file (v0.1 and v0.2)."""
+    keys: set[str] = set()
+    for path in sorted((root / "fever-symmetric").glob("symmetric_*.jsonl")):
+        for r in _jsonl(path):
+            keys.add(_fever_key(r["claim"]))
+            ev = r.get("evidence", r.get("evidence_sentence", ""))
+            keys.update(_fever_sentences(ev))
+    keys.discard("")
+    return keys
+
+
 def _fever(root: Path) -> Iterator[Example]:
-    for r in _jsonl(root / "fever-dev" / "fever_dev_rte_claim_evidence.jsonl"):
+    """FEVER dev pairs, split by evidence group (FEVER has no train split in the shared data).
+
+    Pairs that share an evidence sentence form one group (union-find), so that claims written
+    from the same Wikipedia sentences never straddle the split; a group goes to ``train`` when
+    the md5 bucket of its smallest sentence is >= 50, unless one of its claims or sentences
+    appears in FEVER-Symmetric (built from FEVER dev claims), which keeps it in ``eval``.
+    """
+    rows = list(_jsonl(root / "fever-dev" / "fever_dev_rte_claim_evidence.jsonl"))
+    parent: dict[str, str] = {}
+
+    def find(k: str) -> str:
+        while parent.setdefault(k, k) != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    sents = [_fever_sentences(r["evidence"]) or [_fever_key(r["claim"])] for r in rows]
+    for ss in sents:
+        for a in ss[1:]:
+            ra, rb = find(ss[0]), find(a)
+            if ra != rb:
+                parent[max(ra, rb)] = min(ra, rb)
+    sym = _fever_sym_keys(root)
+    linked = {find(ss[0]) for r, ss in zip(rows, sents, strict=True)
+              if _fever_key(r["claim"]) in sym or any(k in sym for k in ss)}
+    for r, ss in zip(rows, sents, strict=True):
+        group = find(ss[0])
+        split: Split = "train" if group not in linked and hash_bucket(group) >= 50 else "eval"
         yield Example(str(r["idx"]), r["claim"], r["evidence"], normalise_label(r["label"]),
-                      "fever", "eval")
+                      "fever", split, {"group": group})
 
 
 def _fever_sym(root: Path) -> Iterator[Example]:

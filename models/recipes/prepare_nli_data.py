@@ -8,6 +8,12 @@ only for distillation) into ``--out``:
   claim-verification presets (HealthVer dev, COVID-Fact train half; see
   ``verifier.datasets``) mapped to 3 classes.
 - ``train_synthetic.jsonl``: ``nli-train/nli_train_synthetic.jsonl``.
+- ``train_fever.jsonl``: the FEVER dev pairs of the ``fever`` preset's *train* split (whole
+  evidence groups, none linked to FEVER-Symmetric), 2-class: ``entailment`` / ``contradiction``.
+- ``replay_human.jsonl``: a seeded sample of ``--replay`` rows of ``train_human.jsonl``, mixed
+  with ``train_fever.jsonl`` in the FEVER fine-tuning stage so that it does not forget NLI.
+- ``dev2_fever_sym.jsonl``: FEVER-Symmetric v0.2 dev (the ``fever-sym`` train split), for
+  choosing between runs; never reported.
 - ``distill_extra.jsonl``: unlabelled claim/evidence-sentence pairs from the train splits
   (each claim against each single evidence sentence), for distillation only.
 - ``eval_*.jsonl``: SNLI eval, the val file, ANLI R1-R3 dev (3-class); FEVER dev and
@@ -26,7 +32,15 @@ import random
 import re
 from pathlib import Path
 
-from verifier.datasets import NEI, NOT_SUPPORTED, REFUTES, SUPPORTS, data_root, load_preset
+from verifier.datasets import (
+    NEI,
+    NOT_SUPPORTED,
+    REFUTES,
+    SUPPORTS,
+    Example,
+    data_root,
+    load_preset,
+)
 
 TO_NLI = {SUPPORTS: "entailment", REFUTES: "contradiction", NEI: "neutral"}
 _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
@@ -44,10 +58,19 @@ def _read(path: Path) -> list[dict]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
+def _two_class(ex: Example, source: str) -> dict:
+    """A SUPPORTS / REFUTES example as an entailment / contradiction pair."""
+    return {"premise": ex.evidence_text, "hypothesis": ex.claim,
+            "label": "entailment" if ex.label == SUPPORTS else "contradiction",
+            "source": source}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--replay", type=int, default=15000,
+                    help="rows of train_human.jsonl in replay_human.jsonl")
     args = ap.parse_args()
     root = data_root()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -72,6 +95,12 @@ def main() -> None:
     train = human + extra
     rng.shuffle(train)
     _write(args.out / "train_human.jsonl", train)
+    _write(args.out / "replay_human.jsonl", train[: args.replay])
+    fever = [_two_class(ex, "fever_train") for ex in load_preset("fever", "train")]
+    random.Random(args.seed + 1).shuffle(fever)  # own stream: the older files stay as they were
+    _write(args.out / "train_fever.jsonl", fever)
+    _write(args.out / "dev2_fever_sym.jsonl",
+           [_two_class(ex, "fever_sym_dev") for ex in load_preset("fever-sym", "train")])
     synthetic = _read(root / "nli-train" / "nli_train_synthetic.jsonl")
     _write(args.out / "train_synthetic.jsonl", synthetic)
     rng.shuffle(distill)
@@ -88,13 +117,8 @@ def main() -> None:
         ]
         _write(args.out / f"eval_anli_{rnd.lower()}.jsonl", rows)
     for name, preset, split in (("fever", "fever", "eval"), ("fever_sym", "fever-sym", "eval")):
-        rows = [
-            {"premise": ex.evidence_text, "hypothesis": ex.claim,
-             "label": "entailment" if ex.label == SUPPORTS else "contradiction",
-             "source": name}
-            for ex in load_preset(preset, split)
-            if ex.label in (SUPPORTS, REFUTES, NOT_SUPPORTED)
-        ]
+        rows = [_two_class(ex, name) for ex in load_preset(preset, split)
+                if ex.label in (SUPPORTS, REFUTES, NOT_SUPPORTED)]
         _write(args.out / f"eval2_{name}.jsonl", rows)
 
 

@@ -1,0 +1,124 @@
+"""Data-set presets: the FEVER train / eval split and ``verifier eval --split``."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from verifier.cli import main
+from verifier.datasets import _fever_key, _fever_sentences, _fever_sym_keys, data_root, load_preset
+
+
+def _fever_root(tmp_path: Path, n_groups: int = 40) -> Path:
+    """A data root with ``n_groups`` evidence groups of FEVER-style pairs and a FEVER-Sym file."""
+    rows, idx = [], 0
+    for g in range(n_groups):
+        lead = f"Entity{g} is a 19{g:02d} film directed by Person{g} ."
+        other = f"Entity{g} was released in country{g} ."
+        for claim, ev, lab in (
+            (f"Entity{g} is a film.", lead, "SUPPORTS"),
+            (f"Entity{g} is a song.", lead, "REFUTES"),
+            (f"Entity{g} was released in country{g}.", f"{other} . {lead}", "SUPPORTS"),
+        ):
+            rows.append({"idx": idx, "claim": claim, "evidence": ev, "label": lab})
+            idx += 1
+    (tmp_path / "fever-dev").mkdir()
+    (tmp_path / "fever-dev" / "fever_dev_rte_claim_evidence.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "fever-symmetric").mkdir()
+    # FEVER-Symmetric spells claims with a space before the full stop and -LRB- tokens
+    (tmp_path / "fever-symmetric" / "symmetric_v0.2_fever_symmetric_test.jsonl").write_text(
+        json.dumps({"claim": "Entity3 is a song .", "evidence": "x -LRB- y -RRB- .",
+                    "label": "REFUTES"}) + "\n")
+    (tmp_path / "fever-symmetric" / "symmetric_v0.1_fever_symmetric_full.jsonl").write_text(
+        json.dumps({"claim": "Unrelated claim .", "label": "SUPPORTS",
+                    "evidence_sentence": "Entity5 was released in country5 ."}) + "\n")
+    return tmp_path
+
+
+def test_fever_split_keeps_evidence_groups_whole_and_fever_sym_claims_in_eval(tmp_path) -> None:
+    root = _fever_root(tmp_path)
+    ex = load_preset("fever", root=root)
+    assert len(ex) == 120
+    by_entity: dict[str, set[str]] = defaultdict(set)
+    for e in ex:
+        by_entity[e.claim.split()[0]].add(e.split)
+    # the three pairs of an entity share the lead sentence: never on both sides
+    assert all(len(s) == 1 for s in by_entity.values())
+    # linked to FEVER-Symmetric by a claim (Entity3) or an evidence sentence (Entity5)
+    assert by_entity["Entity3"] == {"eval"} and by_entity["Entity5"] == {"eval"}
+    n_train = sum(s == {"train"} for s in by_entity.values())
+    assert 8 <= n_train <= 32, n_train  # md5 buckets >= 50: about half the groups
+    # deterministic
+    assert [e.split for e in load_preset("fever", root=root)] == [e.split for e in ex]
+    assert len(load_preset("fever", "train", root=root)) == 3 * n_train
+
+
+def test_fever_key_normalises_fever_spellings() -> None:
+    assert _fever_key("Telemundo -LRB- TV -RRB- is a network .") == _fever_key(
+        "Telemundo (TV) is a network.")
+    assert _fever_sentences("A b . C d .") == ["ab", "cd"]
+
+
+def test_cli_eval_preset_scores_the_eval_split_only(tmp_path, tiny_nli_model, monkeypatch,
+                                                    capsys) -> None:
+    (tmp_path / "data").mkdir()
+    root = _fever_root(tmp_path / "data")
+    monkeypatch.setenv("NLI_VERIFIER_DATA", str(root))
+    n_eval = len(load_preset("fever", "eval", root=root))
+    assert 0 < n_eval < 120
+    common = ["--model", str(tiny_nli_model), "--device", "cpu", "--progress", "off",
+              "--no-plots"]
+    assert main(["eval", "--preset", "fever", "--output-dir", str(tmp_path / "o"), *common]) == 0
+    assert json.loads(capsys.readouterr().out)["n"] == n_eval
+    preds = (tmp_path / "o" / "predictions.jsonl").read_text().splitlines()
+    ids = {json.loads(line)["id"] for line in preds}
+    assert ids == {e.id for e in load_preset("fever", "eval", root=root)}
+    assert main(["eval", "--preset", "fever", "--split", "all", "--output-dir",
+                 str(tmp_path / "all"), *common]) == 0
+    assert json.loads(capsys.readouterr().out)["n"] == 120
+
+
+def _real_fever() -> list:
+    try:
+        return load_preset("fever")
+    except FileNotFoundError as exc:  # pragma: no cover - data lives outside the repository
+        pytest.skip(f"FEVER data not available: {exc}")
+
+
+def test_real_fever_split_has_no_leak_into_eval_or_fever_symmetric() -> None:
+    ex = _real_fever()
+    train = [e for e in ex if e.split == "train"]
+    assert (len(train), len(ex) - len(train)) == (4898, 8434)
+    groups: dict[str, set[str]] = defaultdict(set)
+    sentence_split: dict[str, set[str]] = defaultdict(set)
+    for e in ex:
+        groups[e.meta["group"]].add(e.split)
+        for s in _fever_sentences(e.evidence_text):
+            sentence_split[s].add(e.split)
+    assert all(len(s) == 1 for s in groups.values())
+    assert all(len(s) == 1 for s in sentence_split.values())  # no evidence sentence on both sides
+    sym = _fever_sym_keys(data_root())
+    assert not any(_fever_key(e.claim) in sym for e in train)
+    assert not any(k in sym for e in train for k in _fever_sentences(e.evidence_text))
+
+
+def test_write_preset_split_rewrites_only_on_change(tmp_path, monkeypatch) -> None:
+    from verifier.batch import write_preset_split
+
+    (tmp_path / "data").mkdir()
+    root = _fever_root(tmp_path / "data")
+    monkeypatch.setenv("NLI_VERIFIER_DATA", str(root))
+    path = write_preset_split("fever", "eval", tmp_path / "inputs")
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [r["id"] for r in rows] == [e.id for e in load_preset("fever", "eval", root=root)]
+    assert {r["label"] for r in rows} == {"SUPPORTS", "REFUTES"}
+    mtime = path.stat().st_mtime_ns
+    assert write_preset_split("fever", "eval", tmp_path / "inputs") == path
+    assert path.stat().st_mtime_ns == mtime  # same content: untouched, so a run resumes
+    path.write_text("stale\n")
+    write_preset_split("fever", "eval", tmp_path / "inputs")
+    assert path.read_text().splitlines()[0] == json.dumps(rows[0])
