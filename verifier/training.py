@@ -21,8 +21,8 @@ from verifier.datasets import NEI, NOT_SUPPORTED, REFUTES, SUPPORTS, Example, Sp
 logger = logging.getLogger(__name__)
 
 #: Data sets with both a training and an evaluation split (see :mod:`verifier.datasets`).
-META_SETS: tuple[str, ...] = ("fever-sym", "healthver", "scifact", "covidfact", "summedits",
-                              "frank")
+META_SETS: tuple[str, ...] = ("fever", "fever-sym", "healthver", "scifact", "covidfact",
+                              "summedits", "frank")
 _STATUS = {SUPPORTS: "Supported", REFUTES: "Contradictory", NEI: "Insufficient_Info",
            NOT_SUPPORTED: "Not_Supported"}
 
