@@ -17,10 +17,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
 from _common import ROOT, write_result
 
-from verifier.batch import CLASSES, PRESETS, compute_metrics
+from verifier.batch import CLASSES, PRESETS, metrics_of_predictions
 from verifier.datasets import load_preset
 
 #: Presets broken down by a field of their examples' ``meta``.
@@ -94,13 +93,11 @@ def breakdown(name: str, key: str, out: Path) -> dict[str, dict]:
     for line in (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines():
         p = json.loads(line)
         rows.setdefault(group[p["id"]], []).append(p)
+    keys = ("n", "accuracy", "macro_f1", "balanced_accuracy", "auroc")
     res = {}
     for g, ps in sorted(rows.items()):
-        m = compute_metrics([p["gold"] for p in ps], [p["predicted"] for p in ps],
-                            np.array([[p["probabilities"][c] for c in classes] for p in ps]),
-                            classes)
-        res[g] = {k: m.get(k) for k in ("n", "accuracy", "macro_f1", "balanced_accuracy",
-                                        "auroc")}
+        m = metrics_of_predictions(ps, classes)
+        res[g] = {k: m.get(k) for k in keys}
     return res
 
 

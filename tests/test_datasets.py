@@ -122,3 +122,21 @@ def test_write_preset_split_rewrites_only_on_change(tmp_path, monkeypatch) -> No
     path.write_text("stale\n")
     write_preset_split("fever", "eval", tmp_path / "inputs")
     assert path.read_text().splitlines()[0] == json.dumps(rows[0])
+
+
+def test_fever_split_refuses_to_run_without_fever_symmetric(tmp_path) -> None:
+    root = _fever_root(tmp_path)
+    for f in (root / "fever-symmetric").iterdir():
+        f.unlink()
+    with pytest.raises(FileNotFoundError, match="needs the FEVER-Symmetric files"):
+        load_preset("fever", root=root)
+
+
+def test_cli_eval_split_without_preset_or_with_inputs_is_an_error(tmp_path, capsys) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"claim": "a", "evidence": "b", "label": "SUPPORTS"}\n')
+    assert main(["eval", str(src), "--output-dir", str(tmp_path / "o"), "--split", "all"]) == 2
+    assert "--split applies to --preset without input files" in capsys.readouterr().err
+    assert main(["eval", str(src), "--preset", "fever", "--output-dir", str(tmp_path / "o"),
+                 "--split", "eval"]) == 2
+    assert "got --split 'eval' with input files" in capsys.readouterr().err

@@ -27,7 +27,7 @@ import logging
 import math
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -650,19 +650,28 @@ def _run_chunks(cfg: EvalConfig, scorer: Any, state: dict[str, Any], state_path:
     _atomic_write(state_path, json.dumps(state))
 
 
+def metrics_of_predictions(predictions: Iterable[dict[str, Any]], classes: Sequence[str],
+                           *, n_errors: int = 0) -> dict[str, Any]:
+    """:func:`compute_metrics` of ``predictions.jsonl`` records.
+
+    Each record has ``gold``, ``predicted`` and ``probabilities``; any subset of a run's rows
+    (one domain, say) works.
+    """
+    gold, pred, probs = [], [], []
+    for p in predictions:
+        gold.append(p["gold"])
+        pred.append(p["predicted"])
+        probs.append([p["probabilities"][c] for c in classes])
+    arr = np.asarray(probs, dtype=np.float64).reshape(-1, len(classes))
+    return compute_metrics(gold, pred, arr, classes, n_errors=n_errors)
+
+
 def _metrics_from_files(pred_path: Path, err_path: Path, classes: Sequence[str]
                         ) -> dict[str, Any]:
-    gold, pred, probs = [], [], []
-    with pred_path.open(encoding="utf-8") as fh:
-        for line in fh:
-            p = json.loads(line)
-            gold.append(p["gold"])
-            pred.append(p["predicted"])
-            probs.append([p["probabilities"][c] for c in classes])
     with err_path.open(encoding="utf-8") as fh:
         n_err = sum(1 for _ in fh)
-    arr = np.asarray(probs, dtype=np.float64).reshape(-1, len(classes))
-    return compute_metrics(gold, pred, arr, classes, n_errors=n_err)
+    with pred_path.open(encoding="utf-8") as fh:
+        return metrics_of_predictions(map(json.loads, fh), classes, n_errors=n_err)
 
 
 def write_plots(metrics: dict[str, Any], out: Path) -> list[Path]:

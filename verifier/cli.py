@@ -35,7 +35,7 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--output-dir", type=Path, required=True)
     p.add_argument("--preset", choices=sorted(PRESETS), help="field mapping + label scheme "
                    "(+ default files under ../shared/data) of a known data set")
-    p.add_argument("--split", choices=("eval", "all"), default="eval",
+    p.add_argument("--split", choices=("eval", "all"),
                    help="with --preset and no inputs: 'eval' (default) scores the preset's "
                    "evaluation split only, never rows a shipped model was trained on; 'all' "
                    "scores its whole default files")
@@ -75,11 +75,17 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     )
 
     preset = PRESETS[args.preset] if args.preset else None
+    if args.split is not None and (preset is None or args.inputs):
+        raise ValueError(f"--split applies to --preset without input files, got --split "
+                         f"{args.split!r} with {'input files' if args.inputs else 'no --preset'}")
     base = preset.fields if preset else FieldMap()
-    inputs = list(args.inputs) or (resolve_preset_inputs(args.preset) if args.preset else [])
-    if preset is not None and not args.inputs and preset.holds_train and args.split == "eval":
-        inputs = [write_preset_split(args.preset, "eval", args.output_dir / "inputs")]
-        base = SPLIT_FIELDS
+    inputs = list(args.inputs)
+    if preset is not None and not inputs:
+        if preset.holds_train and args.split != "all":
+            inputs = [write_preset_split(args.preset, "eval", args.output_dir / "inputs")]
+            base = SPLIT_FIELDS
+        else:
+            inputs = resolve_preset_inputs(args.preset)
     fields = FieldMap(
         claim=args.claim_field or base.claim,
         evidence=args.evidence_field or base.evidence,

@@ -144,8 +144,12 @@ def _fever_sentences(evidence: str) -> list[str]:
 
 def _fever_sym_keys(root: Path) -> set[str]:
     """Claims and evidence sentences of every FEVER-Symmetric file (v0.1 and v0.2)."""
+    paths = sorted((root / "fever-symmetric").glob("symmetric_*.jsonl"))
+    if not paths:  # without them the split could put FEVER-Symmetric's claims in train
+        raise FileNotFoundError(f"the FEVER split needs the FEVER-Symmetric files "
+                                f"(symmetric_*.jsonl) in {str(root / 'fever-symmetric')!r}")
     keys: set[str] = set()
-    for path in sorted((root / "fever-symmetric").glob("symmetric_*.jsonl")):
+    for path in paths:
         for r in _jsonl(path):
             keys.add(_fever_key(r["claim"]))
             ev = r.get("evidence", r.get("evidence_sentence", ""))

@@ -233,11 +233,21 @@ def cmd_logits(args) -> None:
           flush=True)
 
 
+def cmd_eval(args) -> None:
+    """The accuracies ``train`` logs after each epoch, for any saved model (no training)."""
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    tok = AutoTokenizer.from_pretrained(args.base)
+    model = AutoModelForSequenceClassification.from_pretrained(args.base).to(device)
+    print(json.dumps(evaluate(model, tok, args.eval, args, device,
+                              torch.bfloat16 if args.bf16 else None)), flush=True)
+
+
 def main() -> None:
-    ap = argparse.ArgumentParser(description="Train or distil a 3-class NLI cross-encoder.")
-    ap.add_argument("mode", choices=("train", "logits"))
+    ap = argparse.ArgumentParser(description="Train, distil or evaluate a 3-class NLI "
+                                 "cross-encoder.")
+    ap.add_argument("mode", choices=("train", "logits", "eval"))
     ap.add_argument("--base", required=True, help="HF folder or id of the base / model")
-    ap.add_argument("--train", type=Path, nargs="+", required=True)
+    ap.add_argument("--train", type=Path, nargs="+", default=[])
     ap.add_argument("--eval", type=Path, nargs="*", default=[])
     ap.add_argument("--out", type=Path)
     ap.add_argument("--logits-out", type=Path)
@@ -260,6 +270,13 @@ def main() -> None:
     ap.add_argument("--time-budget", type=float, default=0.0, help="seconds; 0 = none")
     ap.add_argument("--save-dtype", choices=("bfloat16", "float32"), default="bfloat16")
     args = ap.parse_args()
+    if args.mode == "eval":
+        if not args.eval:
+            ap.error("--eval is required for eval")
+        cmd_eval(args)
+        return
+    if not args.train:
+        ap.error(f"--train is required for {args.mode}")
     if args.mode == "train":
         if args.out is None:
             ap.error("--out is required for train")
