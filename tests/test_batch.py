@@ -12,12 +12,16 @@ import numpy as np
 import pytest
 
 from verifier.batch import (
+    THRESHOLDS_FILE,
+    THRESHOLDS_FORMAT,
     EvalConfig,
     FieldMap,
     compute_metrics,
+    decide,
     probabilities_for_scheme,
     read_rows,
     run_eval,
+    stored_threshold,
 )
 
 GOOD = [
@@ -215,3 +219,94 @@ def test_batch_ensemble_mode_records_detector_scores(tmp_path, tiny_nli_model) -
     assert preds[3]["scores"]["match.exact"] == 1.0 and preds[3]["predicted"] == "SUPPORTS"
     with pytest.raises(ValueError, match="local engine only"):
         EvalConfig([src], tmp_path / "p", mode="ensemble", engine="ray")
+
+
+def _thresholds_file(folder: Path, **overrides) -> Path:
+    doc = {"format": THRESHOLDS_FORMAT,
+           "schemes": {"supported-not": {"threshold": 0.3, "sets": ["frank"]},
+                       "supports-refutes": {"threshold": 0.6, "sets": ["fever"]}},
+           "presets": {"frank": {"threshold": 0.2, "scheme": "supported-not"}}}
+    doc.update(overrides)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / THRESHOLDS_FILE).write_text(json.dumps(doc))
+    return folder
+
+
+def test_decide_applies_the_cut_on_two_class_schemes_only() -> None:
+    p2 = np.array([[0.25, 0.75], [0.5, 0.5], [0.9, 0.1]])
+    assert decide(p2, "supported-not") == ["NOT_SUPPORTED", "SUPPORTS", "SUPPORTS"]
+    assert decide(p2, "supported-not", 0.2) == ["SUPPORTS"] * 3
+    assert decide(p2, "supports-refutes", 0.6) == ["REFUTES", "REFUTES", "SUPPORTS"]
+    p3 = np.array([[0.2, 0.5, 0.3]])
+    assert decide(p3, "3class", None) == ["REFUTES"]
+
+
+def test_stored_threshold_prefers_the_presets_own_cut(tmp_path) -> None:
+    model = _thresholds_file(tmp_path / "m")
+    cut, source = stored_threshold(str(model), "supported-not", "frank")
+    assert cut == 0.2 and "preset frank" in source
+    assert stored_threshold(str(model), "supported-not", "wice")[0] == 0.3
+    assert stored_threshold(str(model), "supported-not")[0] == 0.3
+    # a preset cut tuned for another scheme is not used
+    assert stored_threshold(str(model), "supports-refutes", "frank")[0] == 0.6
+    assert stored_threshold(str(model), "3class", "frank") is None
+    assert stored_threshold(str(tmp_path / "no-file"), "supported-not") is None
+    assert stored_threshold("org/hub-model-id", "supported-not") is None
+
+
+def test_stored_threshold_bad_files_are_errors(tmp_path) -> None:
+    with pytest.raises(ValueError, match="is not a thresholds file"):
+        stored_threshold(str(_thresholds_file(tmp_path / "a", format="other")), "supported-not")
+    bad = _thresholds_file(tmp_path / "b", schemes={"supported-not": {"threshold": 1.5}})
+    with pytest.raises(ValueError, match=r"schemes.supported-not.threshold must be a number "
+                                         r"strictly between 0 and 1, got 1.5"):
+        stored_threshold(str(bad), "supported-not")
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / THRESHOLDS_FILE).write_text("{oops")
+    with pytest.raises(ValueError, match="cannot read the thresholds file"):
+        stored_threshold(str(tmp_path / "c"), "supported-not")
+
+
+def test_run_eval_threshold_decides_and_is_recorded(tmp_path) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in GOOD))
+    model = _thresholds_file(tmp_path / "m")
+
+    def scorer(pairs):  # p(e) = 0.25 for every pair
+        return np.tile([0.25, 0.5, 0.25], (len(pairs), 1))
+
+    def run(name: str, **kw):
+        cfg = EvalConfig([src], tmp_path / name, scheme="supported-not", plots=False,
+                         model=str(model), **kw)
+        m = run_eval(cfg, scorer=scorer)
+        preds = [json.loads(x) for x in (tmp_path / name / "predictions.jsonl").open()]
+        return m, [p["predicted"] for p in preds]
+
+    m, pred = run("default")
+    assert pred == ["NOT_SUPPORTED"] * 3 and m["threshold"] == 0.3
+    assert "scheme supported-not" in m["threshold_source"]
+    m, pred = run("preset", preset="frank")
+    assert pred == ["SUPPORTS"] * 3 and m["threshold"] == 0.2
+    m, pred = run("given", threshold=0.25)
+    assert pred == ["SUPPORTS"] * 3 and m["threshold_source"] == "argument"
+    assert m["ece"] == pytest.approx(abs(0.25 - 1 / 3), abs=1e-6)  # conf = p(decided class)
+    m, pred = run("ensemble", mode="ensemble")
+    assert m["threshold"] == 0.5 and m["threshold_source"] == "default 0.5"
+    # the resolved cut is part of the run: another cut in the same folder is refused
+    cfg = EvalConfig([src], tmp_path / "given", scheme="supported-not", plots=False,
+                     model=str(model), threshold=0.4)
+    with pytest.raises(ValueError, match="holds a run with other arguments"):
+        run_eval(cfg, scorer=scorer)
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"threshold": 1.0, "scheme": "supported-not"}, "threshold must be a number strictly "
+                                                    "between 0 and 1, got 1.0"),
+    ({"threshold": True, "scheme": "supported-not"}, "threshold must be a number"),
+    ({"threshold": 0.4, "scheme": "3class"}, "threshold applies to the 2-class schemes"),
+    ({"preset": "nope"}, "unknown preset 'nope'"),
+])
+def test_eval_config_threshold_errors(tmp_path, kw, match) -> None:
+    (tmp_path / "in.jsonl").write_text(json.dumps(GOOD[0]) + "\n")
+    with pytest.raises(ValueError, match=match):
+        EvalConfig([tmp_path / "in.jsonl"], tmp_path / "out", **kw)

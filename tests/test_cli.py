@@ -23,6 +23,14 @@ def test_cli_bad_input_exits_2_with_message(tmp_path, capsys) -> None:
     assert main(["eval", str(tmp_path / "in.jsonl"), "--output-dir", str(tmp_path / "o"),
                  "--batch-size", "many"]) == 2
     assert "--batch-size must be an int or 'auto', got 'many'" in capsys.readouterr().err
+    for bad, msg in (("1.5", "must be strictly between 0 and 1, got '1.5'"),
+                     ("half", "must be 'auto' or a number between 0 and 1, got 'half'")):
+        assert main(["eval", str(tmp_path / "in.jsonl"), "--output-dir", str(tmp_path / "o"),
+                     "--threshold", bad]) == 2
+        assert f"argument --threshold: {msg}" in capsys.readouterr().err
+    assert main(["eval", str(tmp_path / "in.jsonl"), "--output-dir", str(tmp_path / "o"),
+                 "--threshold", "0.4"]) == 2  # 3-class scheme: argmax
+    assert "threshold applies to the 2-class schemes" in capsys.readouterr().err
 
 
 def test_cli_load_documents_folder_and_jsonl(tmp_path) -> None:
@@ -50,6 +58,13 @@ def test_cli_eval_end_to_end_with_tiny_model(tmp_path, tiny_nli_model, capsys) -
     assert (tmp_path / "o" / "reliability.png").exists()
     run = json.loads((tmp_path / "o" / "run.json").read_text())
     assert run["pairs_per_second"] > 0 and run["peak_memory_mb"] > 0
+    assert summary["threshold"] is None and summary["threshold_source"] == "argmax (3-class)"
+    assert main(["eval", str(src), "--output-dir", str(tmp_path / "o2"), "--model",
+                 str(tiny_nli_model), "--progress", "off", "--no-plots", "--scheme",
+                 "supported-not", "--threshold", "0.01"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["threshold"] == 0.01 and summary["threshold_source"] == "argument"
+    assert summary["accuracy"] == 1.0  # p(e) of any pair is above 0.01: SUPPORTS
 
 
 def test_cli_index_then_ask_with_own_draft(tmp_path, tiny_embedding_model, capsys,

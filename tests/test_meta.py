@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
 
-from verifier.meta import MetaClassifier
+from verifier.meta import NOT_SUPPORTED, MetaClassifier, StatusClassifier, balanced_weights
 
 CLASSES = np.array(["Contradictory", "Insufficient_Info", "Supported"])
 
@@ -95,3 +95,48 @@ def test_collect_features_creates_cache_folder_and_resumes(tmp_path) -> None:
     assert calls == [["claim 3", "claim 4"]]  # cached rows are not verified again
     assert [r["id"] for r in rows] == [f"id{i}" for i in range(5)]
     assert len(cache.read_text(encoding="utf-8").splitlines()) == 5
+
+
+def test_sample_weight_is_integer_repetition_and_balances_groups() -> None:
+    X, y = _data(300, seed=3)
+    w = np.where(np.arange(300) % 3 == 0, 2.0, 1.0)
+    rep = np.repeat(np.arange(300), w.astype(int))
+    # nearly unregularised, so the features' standardisation (unweighted) does not matter
+    weighted = MetaClassifier(calibration="none", C=1e4).fit(X, y, sample_weight=w)
+    repeated = MetaClassifier(calibration="none", C=1e4).fit(X[rep], y[rep])
+    np.testing.assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X), atol=2e-3)
+    plain = MetaClassifier(calibration="none", C=1e4).fit(X, y)
+    assert np.abs(weighted.predict_proba(X) - plain.predict_proba(X)).max() > 0.01
+    # a group with 9x the rows gets the same total weight as the small one
+    g = np.array(["big"] * 270 + ["small"] * 30)
+    bw = balanced_weights(g)
+    assert bw[g == "big"].sum() == pytest.approx(bw[g == "small"].sum())
+    assert bw.mean() == pytest.approx(1.0)
+    cal = MetaClassifier(calibration="isotonic").fit(X, y, groups=g, sample_weight=bw)
+    assert np.allclose(cal.predict_proba(X).sum(1), 1)
+
+
+def test_status_classifier_sample_weight_moves_the_refute_prior() -> None:
+    rng = np.random.default_rng(4)
+    X = rng.normal(0, 1, (200, 2))
+    y = np.array(["Supported"] * 100 + ["Contradictory"] * 50 + ["Insufficient_Info"] * 50)
+    w = np.r_[np.ones(100), np.full(50, 3.0), np.ones(50)]
+    assert StatusClassifier().fit(X, y).refute_prior_ == pytest.approx(0.5)
+    assert StatusClassifier().fit(X, y, sample_weight=w).refute_prior_ == pytest.approx(0.75)
+
+
+@pytest.mark.parametrize("bad, match", [
+    (np.ones(5), r"sample_weight must have shape \(60,\), got \(5,\)"),
+    (np.r_[-1.0, np.ones(59)], "sample_weight must be finite and >= 0"),
+    (np.r_[np.nan, np.ones(59)], "sample_weight must be finite and >= 0"),
+    (np.zeros(60), "at least one weight > 0"),
+])
+def test_sample_weight_errors(bad: np.ndarray, match: str) -> None:
+    X, y = _data(60)
+    with pytest.raises(ValueError, match=match):
+        MetaClassifier().fit(X, y, sample_weight=bad)
+    with pytest.raises(ValueError, match=match):
+        StatusClassifier().fit(X, np.where(y == "Supported", y, NOT_SUPPORTED),
+                               sample_weight=bad)
+    with pytest.raises(ValueError, match="groups must be a non-empty 1-D"):
+        balanced_weights([])

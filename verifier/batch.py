@@ -4,7 +4,8 @@ Reads JSONL, JSON or CSV/TSV rows, maps their fields to (claim, evidence, label)
 usable row with the NLI detector and writes, in ``output_dir``:
 
 - ``predictions.jsonl``: one line per usable input row (id, line, gold, predicted status,
-  probabilities, per-detector scores);
+  probabilities, per-detector scores); on 2-class schemes the predicted status is SUPPORTS
+  iff p(SUPPORTS) reaches the run's threshold (see :func:`resolve_threshold`);
 - ``errors.jsonl``: one line per row that could not be used (line number, reason, raw line);
 - ``metrics.json``: quality metrics, computed from ``predictions.jsonl`` (deterministic: a
   resumed run ends with the same bytes as an uninterrupted one);
@@ -154,6 +155,76 @@ def probabilities_for_scheme(nli: np.ndarray, scheme: Scheme) -> np.ndarray:
     else:
         s = nli[:, 0]
     return np.stack([s, 1.0 - s], axis=1)
+
+
+#: File next to an NLI model holding its tuned p(SUPPORTS) cuts
+#: (written by ``models/recipes/tune_thresholds.py``).
+THRESHOLDS_FILE = "thresholds.json"
+THRESHOLDS_FORMAT = "nli-verifier.thresholds.v1"
+
+
+def _check_threshold(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) \
+            or not 0.0 < float(value) < 1.0:
+        raise ValueError(f"{name} must be a number strictly between 0 and 1, got {value!r}")
+    return float(value)
+
+
+def stored_threshold(model: str | None, scheme: Scheme, preset: str | None = None
+                     ) -> tuple[float, str] | None:
+    """The tuned p(SUPPORTS) cut stored with an NLI model, for a 2-class scheme.
+
+    Reads :data:`THRESHOLDS_FILE` in the model's folder (the embedded model's when ``model``
+    is ``None``; a hub id has none). The preset's own cut when the file has one for
+    ``preset`` under the same scheme, else the scheme's.
+
+    Returns:
+        ``(cut, source)``, or ``None`` when there is no file or no cut for the scheme.
+
+    Raises:
+        ValueError: The file exists but is not a thresholds file, or holds a bad cut.
+    """
+    from verifier.embedded import embedded_model_dir
+
+    folder = embedded_model_dir() if model is None else Path(model)
+    path = folder / THRESHOLDS_FILE
+    if scheme == "3class" or not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot read the thresholds file {str(path)!r}: {exc}") from exc
+    if not isinstance(doc, dict) or doc.get("format") != THRESHOLDS_FORMAT:
+        raise ValueError(f"{str(path)!r} is not a thresholds file (format "
+                         f"{doc.get('format') if isinstance(doc, dict) else None!r})")
+    own = (doc.get("presets") or {}).get(preset) if preset else None
+    if isinstance(own, dict) and own.get("scheme") == scheme:
+        return (_check_threshold(own.get("threshold"), f"{path}: presets.{preset}.threshold"),
+                f"{THRESHOLDS_FILE}: preset {preset} (tuned on its train split)")
+    entry = (doc.get("schemes") or {}).get(scheme)
+    if not isinstance(entry, dict):
+        return None
+    return (_check_threshold(entry.get("threshold"), f"{path}: schemes.{scheme}.threshold"),
+            f"{THRESHOLDS_FILE}: scheme {scheme} (tuned on train splits of "
+            f"{', '.join(entry.get('sets', []))})")
+
+
+def decide(probs: np.ndarray, scheme: Scheme, threshold: float | None = None) -> list[str]:
+    """Predicted classes of :func:`probabilities_for_scheme` rows.
+
+    3-class: the most probable class. 2-class: SUPPORTS iff p(SUPPORTS) >= ``threshold``
+    (``None``: 0.5, the most probable class).
+
+    Example:
+        >>> decide(np.array([[0.4, 0.6], [0.7, 0.3]]), "supported-not", 0.35)
+        ['SUPPORTS', 'SUPPORTS']
+    """
+    classes = CLASSES[scheme]
+    probs = np.asarray(probs, dtype=np.float64)
+    if scheme == "3class":
+        return [classes[int(k)] for k in probs.argmax(axis=1)]
+    cut = 0.5 if threshold is None else threshold
+    return [classes[0] if p >= cut else classes[1] for p in probs[:, 0]]
 
 
 # ----------------------------------------------------------------------------- reading
@@ -329,7 +400,11 @@ def compute_metrics(gold: Sequence[str], pred: Sequence[str], probs: np.ndarray,
     }
     if len(classes) == 2 and len(set(gold)) == 2:
         out["auroc"] = round(float(roc_auc_score(g == classes[0], probs[:, 0])), 6)
-    conf = probs.max(axis=1)
+    # confidence = the probability of the predicted class (the top one, unless a 2-class
+    # threshold other than 0.5 decided)
+    col = {c: i for i, c in enumerate(classes)}
+    idx = np.array([col.get(str(x), -1) for x in p])
+    conf = np.where(idx >= 0, probs[np.arange(len(p)), np.maximum(idx, 0)], probs.max(axis=1))
     correct = (g == p).astype(float)
     edges = np.linspace(0.0, 1.0, n_bins + 1)
     ece, bins = 0.0, []
@@ -368,6 +443,11 @@ class EvalConfig:
         ray_gpus_per_actor: GPUs per Ray actor.
         limit: Stop after this many input rows (0 = all).
         plots: Write the PNG figures (needs matplotlib).
+        threshold: The p(SUPPORTS) cut of the 2-class schemes (in (0, 1)); ``None``: the NLI
+            model's tuned cut (:func:`stored_threshold`; ``mode="nli"`` only), else 0.5.
+            Not allowed with the 3-class scheme (argmax).
+        preset: The shared data set the inputs come from (``verifier eval --preset``): picks
+            that preset's own tuned cut when the model stores one.
     """
 
     inputs: list[Path]
@@ -386,6 +466,8 @@ class EvalConfig:
     ray_gpus_per_actor: float = 0.0
     limit: int = 0
     plots: bool = True
+    threshold: float | None = None
+    preset: str | None = None
 
     def __post_init__(self) -> None:
         self.inputs = [Path(p) for p in self.inputs]
@@ -413,10 +495,20 @@ class EvalConfig:
             raise ValueError(f"chunk_rows must be > 0, got {self.chunk_rows}")
         if self.limit < 0:
             raise ValueError(f"limit must be >= 0, got {self.limit}")
+        if self.threshold is not None:
+            self.threshold = _check_threshold(self.threshold, "threshold")
+            if self.scheme == "3class":
+                raise ValueError(f"threshold applies to the 2-class schemes, not scheme "
+                                 f"'3class' (argmax); got threshold {self.threshold!r}")
+        if self.preset is not None and self.preset not in PRESETS:
+            raise ValueError(f"unknown preset {self.preset!r}; known: {sorted(PRESETS)}")
 
-    def fingerprint(self) -> str:
-        """Hash of everything that decides the outputs, plus each input's size and mtime."""
-        d = asdict(self)
+    def fingerprint(self, **extra: Any) -> str:
+        """Hash of everything that decides the outputs, plus each input's size and mtime.
+
+        ``extra``: values resolved at run time that decide the outputs too (the threshold).
+        """
+        d = {**asdict(self), **extra}
         d.pop("output_dir")
         d.pop("plots")
         d["inputs"] = [[str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns]
@@ -531,6 +623,24 @@ def _all_rows(cfg: EvalConfig) -> Iterator[RawRow]:
             yield r
 
 
+def resolve_threshold(cfg: EvalConfig) -> tuple[float | None, str]:
+    """The run's p(SUPPORTS) cut and where it comes from.
+
+    3-class: ``None`` (argmax). Else ``cfg.threshold`` when given; in ``mode="nli"`` the cut
+    stored with the model (:func:`stored_threshold`: the preset's own, else the scheme's);
+    else 0.5.
+    """
+    if cfg.scheme == "3class":
+        return None, "argmax (3-class)"
+    if cfg.threshold is not None:
+        return cfg.threshold, "argument"
+    if cfg.mode == "nli":
+        found = stored_threshold(cfg.model, cfg.scheme, cfg.preset)
+        if found is not None:
+            return found
+    return 0.5, "default 0.5"
+
+
 def run_eval(cfg: EvalConfig, *, scorer: Any = None, show_progress_bar: bool | None = None
              ) -> dict[str, Any]:
     """Run (or resume) an evaluation and return the metrics dict (also in ``metrics.json``).
@@ -545,7 +655,8 @@ def run_eval(cfg: EvalConfig, *, scorer: Any = None, show_progress_bar: bool | N
     out.mkdir(parents=True, exist_ok=True)
     pred_path, err_path, state_path = (out / "predictions.jsonl", out / "errors.jsonl",
                                        out / "state.json")
-    fp = cfg.fingerprint()
+    threshold, threshold_source = resolve_threshold(cfg)
+    fp = cfg.fingerprint(resolved_threshold=threshold)
     state = {"version": STATE_VERSION, "fingerprint": fp, "rows_done": 0, "pred_bytes": 0,
              "err_bytes": 0, "seconds": 0.0, "pairs_scored": 0, "done": False}
     if state_path.exists():
@@ -569,8 +680,11 @@ def run_eval(cfg: EvalConfig, *, scorer: Any = None, show_progress_bar: bool | N
                 scorer = RayScorer(cfg)
             else:
                 scorer = _LocalScorer(cfg)
-        _run_chunks(cfg, scorer, state, state_path, pred_path, err_path, show_progress_bar)
+        _run_chunks(cfg, scorer, state, state_path, pred_path, err_path, show_progress_bar,
+                    threshold)
     metrics = _metrics_from_files(pred_path, err_path, classes)
+    metrics["threshold"] = threshold
+    metrics["threshold_source"] = threshold_source
     _atomic_write(out / "metrics.json", json.dumps(metrics, indent=2, sort_keys=True) + "\n")
     run = {
         "pairs_per_second": round(state["pairs_scored"] / state["seconds"], 2)
@@ -586,7 +700,8 @@ def run_eval(cfg: EvalConfig, *, scorer: Any = None, show_progress_bar: bool | N
 
 
 def _run_chunks(cfg: EvalConfig, scorer: Any, state: dict[str, Any], state_path: Path,
-                pred_path: Path, err_path: Path, show_progress_bar: bool | None) -> None:
+                pred_path: Path, err_path: Path, show_progress_bar: bool | None,
+                threshold: float | None) -> None:
     from tqdm.auto import tqdm
 
     disable = None if show_progress_bar is None else not show_progress_bar
@@ -623,6 +738,7 @@ def _run_chunks(cfg: EvalConfig, scorer: Any, state: dict[str, Any], state_path:
                 state["pairs_scored"] += len(pairs)
                 probs = probabilities_for_scheme(nli, cfg.scheme)
                 classes = CLASSES[cfg.scheme]
+                decided = decide(probs, cfg.scheme, threshold)
                 for k, ((r, rid, gold), pr, nl) in enumerate(zip(metas, probs, nli,
                                                                  strict=True)):
                     scores = {"nli.entailment": round(float(nl[0]), 6),
@@ -633,7 +749,7 @@ def _run_chunks(cfg: EvalConfig, scorer: Any, state: dict[str, Any], state_path:
                     preds.append({
                         "id": rid if rid is not None else f"{Path(r.source).name}:{r.line}",
                         "source": r.source, "line": r.line, "gold": gold,
-                        "predicted": classes[int(np.argmax(pr))],
+                        "predicted": decided[k],
                         "probabilities": {c: round(float(x), 6) for c, x in zip(classes, pr,
                                                                               strict=True)},
                         "scores": scores,

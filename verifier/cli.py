@@ -47,6 +47,10 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scheme", choices=SCHEMES,
                    help="3class (SUPPORTS/REFUTES/NEI), supports-refutes or supported-not")
     p.add_argument("--mode", choices=("nli", "ensemble"), default="nli")
+    p.add_argument("--threshold", type=_threshold_arg, default="auto",
+                   help="2-class schemes: SUPPORTS iff p(SUPPORTS) >= this cut; 'auto' "
+                   "(default): the cut tuned for the model (for the preset, else the scheme), "
+                   "else 0.5")
     p.add_argument("--model", help="HF NLI model id or path (default: the embedded model)")
     p.add_argument("--device")
     p.add_argument("--batch-size", default="auto", help="an int, or 'auto'")
@@ -60,6 +64,19 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-plots", action="store_true")
     p.add_argument("--progress", choices=("auto", "on", "off"), default="auto")
     p.set_defaults(func=_cmd_eval)
+
+
+def _threshold_arg(text: str) -> float | str:
+    if text == "auto":
+        return text
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be 'auto' or a number between 0 and 1, got {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be strictly between 0 and 1, got {text!r}")
+    return value
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
@@ -106,13 +123,16 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                      max_length=args.max_length, dtype=args.dtype, chunk_rows=args.chunk_rows,
                      engine=args.engine, ray_actors=args.ray_actors,
                      ray_gpus_per_actor=args.ray_gpus_per_actor, limit=args.limit,
-                     plots=not args.no_plots)
+                     plots=not args.no_plots,
+                     threshold=None if args.threshold == "auto" else args.threshold,
+                     preset=args.preset)
     print(f"fields: claim={fields.claim} evidence={fields.evidence} label={fields.label} "
           f"id={fields.id}; label scheme {scheme}: {', '.join(CLASSES[scheme])}",
           file=sys.stderr)
     show = {"auto": None, "on": True, "off": False}[args.progress]
     m = run_eval(cfg, show_progress_bar=show)
-    keys = ("n", "n_errors", "accuracy", "macro_f1", "balanced_accuracy", "auroc", "ece")
+    keys = ("n", "n_errors", "accuracy", "macro_f1", "balanced_accuracy", "auroc", "ece",
+            "threshold", "threshold_source")
     _print_json({k: m[k] for k in keys if k in m})
     return 0
 

@@ -80,13 +80,15 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
         return (Z - self.mean_) / self.scale_
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X: Any, y: Sequence[Any], *, groups: Sequence[Any] | None = None
-            ) -> MetaClassifier:
+    def fit(self, X: Any, y: Sequence[Any], *, groups: Sequence[Any] | None = None,
+            sample_weight: Sequence[float] | None = None) -> MetaClassifier:
         """Fit on ``X`` (n, k) with labels ``y``; returns ``self``.
 
         ``groups`` (e.g. the data set of each row): the out-of-fold probabilities the
         calibrators learn from then leave whole groups out, so calibration is learnt on data
         the regression has not seen the like of (less overconfident on a new data set).
+        ``sample_weight``: ``(n,)`` non-negative row weights for the regression and the
+        calibrators (e.g. :func:`balanced_weights` so that no data set dominates).
         """
         from sklearn.linear_model import LogisticRegression
 
@@ -97,6 +99,7 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
         Z = self._prepare(X, fit=True)
         if len(y) != len(Z):
             raise ValueError(f"X has {len(Z)} rows but y has {len(y)}")
+        w = _check_weights(sample_weight, len(y))
         self.classes_ = np.unique(y)
         if len(self.classes_) < 2:
             raise ValueError(f"y needs at least two classes, got {self.classes_.tolist()}")
@@ -108,14 +111,14 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
         if self.calibration != "none":
             oof = np.zeros((len(y), len(self.classes_)))
             for tr, te in self._folds(Z, y, groups):
-                m = lr().fit(Z[tr], y[tr])
+                m = lr().fit(Z[tr], y[tr], sample_weight=None if w is None else w[tr])
                 cols = np.searchsorted(self.classes_, m.classes_)
                 oof[np.ix_(te, cols)] = m.predict_proba(Z[te])
             for k, c in enumerate(self.classes_):
                 self.calibrators_.append(_fit_calibrator(oof[:, k], (y == c).astype(float),
-                                                         self.calibration))
+                                                         self.calibration, w))
             self._oof = oof  # out-of-fold raw probabilities (threshold selection; not saved)
-        model = lr().fit(Z, y)
+        model = lr().fit(Z, y, sample_weight=w)
         self.coef_ = model.coef_
         self.intercept_ = model.intercept_
         return self
@@ -205,11 +208,40 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
         return cls.from_json(Path(path).read_text(encoding="utf-8"))
 
 
-def _fit_calibrator(p: np.ndarray, target: np.ndarray, method: str) -> dict[str, Any]:
+def _check_weights(sample_weight: Sequence[float] | None, n: int) -> np.ndarray | None:
+    """``sample_weight`` as a float array of ``n`` finite, non-negative values (or ``None``)."""
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.shape != (n,):
+        raise ValueError(f"sample_weight must have shape ({n},), got {w.shape}")
+    if not np.isfinite(w).all() or (w < 0).any() or not (w > 0).any():
+        raise ValueError("sample_weight must be finite and >= 0 with at least one weight > 0, "
+                         f"got min {np.nanmin(w)!r}, max {np.nanmax(w)!r}")
+    return w
+
+
+def balanced_weights(groups: Sequence[Any]) -> np.ndarray:
+    """Row weights that give every group (data set) the same total weight, mean 1.
+
+    Example:
+        >>> balanced_weights(["a", "a", "a", "b"]).tolist()
+        [0.6666666666666666, 0.6666666666666666, 0.6666666666666666, 2.0]
+    """
+    g = np.asarray(groups, dtype=object)
+    if g.ndim != 1 or not len(g):
+        raise ValueError(f"groups must be a non-empty 1-D sequence, got shape {g.shape}")
+    names, inverse, counts = np.unique(g.astype(str), return_inverse=True, return_counts=True)
+    return len(g) / (len(names) * counts[inverse].astype(np.float64))
+
+
+def _fit_calibrator(p: np.ndarray, target: np.ndarray, method: str,
+                    weight: np.ndarray | None = None) -> dict[str, Any]:
     if method == "isotonic":
         from sklearn.isotonic import IsotonicRegression
 
-        iso = IsotonicRegression(out_of_bounds="clip", y_min=0.0, y_max=1.0).fit(p, target)
+        iso = IsotonicRegression(out_of_bounds="clip", y_min=0.0, y_max=1.0).fit(
+            p, target, sample_weight=weight)
         return {"kind": "isotonic", "x": iso.X_thresholds_.tolist(),
                 "y": iso.y_thresholds_.tolist()}
     from sklearn.linear_model import LogisticRegression
@@ -217,7 +249,7 @@ def _fit_calibrator(p: np.ndarray, target: np.ndarray, method: str) -> dict[str,
     z = np.log(np.clip(p, 1e-6, 1 - 1e-6) / np.clip(1 - p, 1e-6, 1 - 1e-6)).reshape(-1, 1)
     if len(np.unique(target)) < 2:
         return {"kind": "constant", "value": float(target.mean())}
-    lr = LogisticRegression(C=1e6, max_iter=1000).fit(z, target)
+    lr = LogisticRegression(C=1e6, max_iter=1000).fit(z, target, sample_weight=weight)
     return {"kind": "sigmoid", "a": float(lr.coef_[0, 0]), "b": float(lr.intercept_[0])}
 
 
@@ -282,11 +314,11 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
         return MetaClassifier(self.feature_names, C=self.C, calibration=self.calibration,
                               cv=self.cv, random_state=self.random_state)
 
-    def fit(self, X: Any, y: Sequence[Any], *, groups: Sequence[Any] | None = None
-            ) -> StatusClassifier:
+    def fit(self, X: Any, y: Sequence[Any], *, groups: Sequence[Any] | None = None,
+            sample_weight: Sequence[float] | None = None) -> StatusClassifier:
         """Fit on ``X`` with labels from :data:`STATUSES` or :data:`NOT_SUPPORTED`.
 
-        ``groups``: see :meth:`MetaClassifier.fit`.
+        ``groups``, ``sample_weight``: see :meth:`MetaClassifier.fit`.
         """
         X = np.asarray(X, dtype=np.float64)
         y = np.asarray([str(v) for v in y], dtype=object)
@@ -295,9 +327,10 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y has unknown labels {bad}; expected {[*STATUSES, NOT_SUPPORTED]}")
         if len(y) != len(X):
             raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
+        w = _check_weights(sample_weight, len(y))
         sup = np.where(y == "Supported", "Supported", NOT_SUPPORTED)
         g = None if groups is None else np.asarray(groups, dtype=object)
-        self.support_ = self._stage().fit(X, sup, groups=g)
+        self.support_ = self._stage().fit(X, sup, groups=g, sample_weight=w)
         oof = getattr(self.support_, "_oof", None)
         if oof is not None:
             p = self.support_._calibrate(oof)[:, list(self.support_.classes_).index("Supported")]
@@ -307,8 +340,11 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
         rows = np.isin(y, ("Contradictory", "Insufficient_Info"))
         if len(set(y[rows].tolist())) == 2:
             self.refute_: MetaClassifier | None = self._stage().fit(
-                X[rows], y[rows], groups=None if g is None else g[rows])
-            self.refute_prior_ = float((y[rows] == "Contradictory").mean())
+                X[rows], y[rows], groups=None if g is None else g[rows],
+                sample_weight=None if w is None else w[rows])
+            contra = (y[rows] == "Contradictory").astype(np.float64)
+            wr = None if w is None or not (w[rows] > 0).any() else w[rows]
+            self.refute_prior_ = float(np.average(contra, weights=wr))
         else:  # no 3-class rows: contradicted and unverifiable share the rest equally
             self.refute_ = None
             self.refute_prior_ = 0.5
