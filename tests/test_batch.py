@@ -94,6 +94,8 @@ def test_batch_config_errors_name_the_value(tmp_path) -> None:
         EvalConfig([src], tmp_path / "o", batch_size=0)
     with pytest.raises(FileNotFoundError, match="nope.jsonl"):
         EvalConfig([tmp_path / "nope.jsonl"], tmp_path / "o")
+    with pytest.raises(TypeError, match="hypothesis_sentences must be None or a bool, got 'on'"):
+        EvalConfig([src], tmp_path / "o", hypothesis_sentences="on")  # type: ignore[arg-type]
 
 
 def test_batch_output_dir_with_other_arguments_is_refused(tmp_path) -> None:

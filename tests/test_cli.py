@@ -67,6 +67,32 @@ def test_cli_eval_end_to_end_with_tiny_model(tmp_path, tiny_nli_model, capsys) -
     assert summary["accuracy"] == 1.0  # p(e) of any pair is above 0.01: SUPPORTS
 
 
+def test_cli_eval_hypothesis_sentences_reaches_the_detector(tmp_path, tiny_nli_model, capsys,
+                                                            monkeypatch) -> None:
+    from verifier import batch
+
+    seen: list[bool | None] = []
+
+    class Spy(batch._LocalScorer):
+        def __init__(self, cfg: batch.EvalConfig) -> None:
+            super().__init__(cfg)
+            seen.append(self.detector.hypothesis_sentences)
+
+    monkeypatch.setattr(batch, "_LocalScorer", Spy)
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"claim": "Paris is in France. It is big.", "evidence": "paris is the '
+                   'capital of france", "label": "SUPPORTS"}\n')
+    for flag, want in (("auto", None), ("on", True), ("off", False)):
+        assert main(["eval", str(src), "--output-dir", str(tmp_path / flag), "--model",
+                     str(tiny_nli_model), "--progress", "off", "--no-plots",
+                     "--hypothesis-sentences", flag]) == 0
+        assert seen[-1] is want
+        capsys.readouterr()
+    assert main(["eval", str(src), "--output-dir", str(tmp_path / "x"),
+                 "--hypothesis-sentences", "yes"]) == 2
+    assert "argument --hypothesis-sentences: invalid choice: 'yes'" in capsys.readouterr().err
+
+
 def test_cli_index_then_ask_with_own_draft(tmp_path, tiny_embedding_model, capsys,
                                           monkeypatch) -> None:
     docs = tmp_path / "docs.jsonl"

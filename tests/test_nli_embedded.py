@@ -56,3 +56,23 @@ def test_nli_embedded_bf16_agrees_with_fp32(
     assert diff.mean() < 0.02 and diff.max() < 0.15, (diff.mean(), diff.max())
     agree = (fp32.argmax(1) == bf16_probs[rows].argmax(1)).mean()
     assert agree >= 0.94, f"bf16 and fp32 agree on {agree:.0%} of 50 pairs"
+
+
+def test_nli_embedded_reads_summaries_sentence_by_sentence() -> None:
+    det = NLIDetector()
+    assert det.resolved_hypothesis_sentences is True  # the embedded config.json says so
+    premise = ("The Eiffel Tower was completed in 1889 for the World's Fair. It is 330 metres "
+               "tall and stands in Paris.")
+    good = "The Eiffel Tower was completed in 1889. It stands in Paris."
+    mixed = "The Eiffel Tower was completed in 1889. It stands in London."
+    scores = det.predict_sentences([(premise, good), (premise, mixed)])
+    assert [len(s.sentence_spans) for s in scores] == [2, 2]
+    # the mean rule: one sentence of two contradicted halves the entailment
+    assert scores[0].probabilities[0] > 0.8
+    assert scores[1].probabilities[0] < scores[0].probabilities[0] - 0.3
+    assert scores[1].probabilities[2] > 0.3
+    # the mixed summary's first sentence is entailed, its second is not
+    first, second = scores[1].sentences
+    assert first.probabilities[0] > 0.5 > second.probabilities[0]
+    np.testing.assert_allclose(det.predict([(premise, mixed)])[0], scores[1].probabilities,
+                               atol=1e-6)

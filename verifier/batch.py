@@ -437,6 +437,9 @@ class EvalConfig:
         batch_size: Detector batch size, or ``"auto"`` (largest that fits; halved on OOM).
         max_length: Model window in tokens.
         dtype: ``None``/``"auto"``, ``"float32"``, ``"bfloat16"`` or ``"float16"``.
+        hypothesis_sentences: Score a claim of several sentences sentence by sentence
+            (:class:`~verifier.nli.NLIDetector`'s parameter); ``None``: as the model's
+            ``config.json`` recommends (the embedded model: on).
         chunk_rows: Rows committed at a time (also the resume granularity).
         engine: ``"local"`` or ``"ray"``.
         ray_actors: Number of Ray actors (one model each).
@@ -460,6 +463,7 @@ class EvalConfig:
     batch_size: int | str = "auto"
     max_length: int = 512
     dtype: str | None = None
+    hypothesis_sentences: bool | None = None
     chunk_rows: int = 1024
     engine: Literal["local", "ray"] = "local"
     ray_actors: int = 2
@@ -500,6 +504,10 @@ class EvalConfig:
             if self.scheme == "3class":
                 raise ValueError(f"threshold applies to the 2-class schemes, not scheme "
                                  f"'3class' (argmax); got threshold {self.threshold!r}")
+        if self.hypothesis_sentences is not None and not isinstance(self.hypothesis_sentences,
+                                                                    bool):
+            raise TypeError(f"hypothesis_sentences must be None or a bool, got "
+                            f"{self.hypothesis_sentences!r}")
         if self.preset is not None and self.preset not in PRESETS:
             raise ValueError(f"unknown preset {self.preset!r}; known: {sorted(PRESETS)}")
 
@@ -560,7 +568,9 @@ class _LocalScorer:
         bs = cfg.batch_size
         self.auto = bs == "auto"
         self.detector = NLIDetector(cfg.model, device=cfg.device, max_length=cfg.max_length,
-                                    dtype=cfg.dtype, **({} if self.auto else {"batch_size": bs}))
+                                    dtype=cfg.dtype,
+                                    hypothesis_sentences=cfg.hypothesis_sentences,
+                                    **({} if self.auto else {"batch_size": bs}))
         if self.auto:
             self.detector.batch_size = 512 if str(self._device()).startswith("cuda") else 64
         self.verifier = None

@@ -53,7 +53,9 @@ class RayScorer:
         self.gpus = cfg.ray_gpus_per_actor
         self.init_parameters = {"model_name_or_path": cfg.model, "device": cfg.device,
                                 "batch_size": bs, "max_length": cfg.max_length,
-                                "dtype": cfg.dtype, "show_progress_bar": False}
+                                "dtype": cfg.dtype,
+                                "hypothesis_sentences": cfg.hypothesis_sentences,
+                                "show_progress_bar": False}
         if not self.ray.is_initialized():
             self.ray.init(include_dashboard=False, ignore_reinit_error=True,
                           log_to_driver=False, configure_logging=False)

@@ -56,6 +56,9 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--batch-size", default="auto", help="an int, or 'auto'")
     p.add_argument("--max-length", type=int, default=512)
     p.add_argument("--dtype", choices=("auto", "float32", "bfloat16", "float16"))
+    p.add_argument("--hypothesis-sentences", choices=("auto", "on", "off"), default="auto",
+                   help="score a claim of several sentences sentence by sentence and average "
+                   "(default auto: as the model's config.json says; the embedded model: on)")
     p.add_argument("--chunk-rows", type=int, default=1024, help="rows committed at a time")
     p.add_argument("--engine", choices=("local", "ray"), default="local")
     p.add_argument("--ray-actors", type=int, default=2)
@@ -120,7 +123,10 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             ) from None
     cfg = EvalConfig(inputs, args.output_dir, fields=fields, scheme=scheme, mode=args.mode,
                      model=args.model, device=args.device, batch_size=bs,
-                     max_length=args.max_length, dtype=args.dtype, chunk_rows=args.chunk_rows,
+                     max_length=args.max_length, dtype=args.dtype,
+                     hypothesis_sentences={"auto": None, "on": True,
+                                           "off": False}[args.hypothesis_sentences],
+                     chunk_rows=args.chunk_rows,
                      engine=args.engine, ray_actors=args.ray_actors,
                      ray_gpus_per_actor=args.ray_gpus_per_actor, limit=args.limit,
                      plots=not args.no_plots,
