@@ -173,6 +173,11 @@ def test_derived_features_are_log_odds_and_products_and_keep_missing_values() ->
     assert math.isnan(d["nli.logit_mean_entailment"])  # absent key -> NaN, no KeyError
     assert d["align.log_claim_tokens"] == pytest.approx(math.log(4))
     assert math.isfinite(derive_features({"nli.entailment": 1.0})["nli.logit_entailment"])
+    # the entailment slope of claims read sentence by sentence: 0 for one sentence
+    assert math.isnan(d["x.entailment_multi_sentence"])  # nli.sentences unknown
+    one = derive_features({**f, "nli.sentences": 1.0})["x.entailment_multi_sentence"]
+    three = derive_features({**f, "nli.sentences": 3.0})["x.entailment_multi_sentence"]
+    assert one == 0.0 and three == pytest.approx(math.log(9))
 
 
 def test_verdict_scores_carry_the_derived_features() -> None:
@@ -180,6 +185,22 @@ def test_verdict_scores_carry_the_derived_features() -> None:
                             (Evidence("Paris is in France.", "e", (0, 19)),))]
     s = _ens(parallel=False).verify_claims(paired)[0].scores
     assert s["x.entailment_recall"] == pytest.approx(s["nli.entailment"] * s["align.claim_recall"])
+    assert s["nli.sentences"] == 1.0  # a detector that does not read sentences: 1
+
+
+def test_nli_sentences_feature_follows_the_detector(tiny_nli_model) -> None:
+    from verifier.nli import NLIDetector
+
+    claim = "Paris is in France. It has two million people. St. Louis is not."
+    ev = [Evidence("Paris is in France and has two million people.", "e", (0, 46))]
+    for reads, want in ((True, 3.0), (False, 1.0)):
+        det = NLIDetector(str(tiny_nli_model), hypothesis_sentences=reads)
+        v = Verifier(det, meta=None, alignment_classifier=None,
+                     alignment=AlignmentDetector(HashEncoder()))
+        s = v.verify_pairs([claim], [ev])[0].scores
+        assert s["nli.sentences"] == want
+        assert s["x.entailment_multi_sentence"] == pytest.approx(
+            s["nli.logit_entailment"] if want > 1 else 0.0)
 
 
 class _Counting:

@@ -99,7 +99,7 @@ def _as_evidence(items: Sequence[Evidence | Passage | str]) -> list[Evidence]:
 #: ``unc.*``: the uncertainty detector.
 NLI_FEATURES: tuple[str, ...] = (
     "nli.entailment", "nli.neutral", "nli.contradiction", "nli.mean_entailment",
-    "nli.max_contradiction", "nli.units",
+    "nli.max_contradiction", "nli.units", "nli.sentences",
 )
 CHECK_FEATURES: tuple[str, ...] = ("checks.findings", "checks.high", "match.exact")
 Strictness = Literal["lenient", "balanced", "strict"]
@@ -119,6 +119,7 @@ DERIVED_FEATURES: tuple[str, ...] = (
     "nli.logit_entailment", "nli.logit_neutral", "nli.logit_contradiction",
     "nli.logit_mean_entailment", "nli.logit_max_contradiction",
     "x.entailment_cosine", "x.entailment_recall", "x.contradiction_recall",
+    "x.entailment_multi_sentence",
     "align.log_claim_tokens", "align.log_evidence_tokens",
 )
 
@@ -170,6 +171,10 @@ def derive_features(f: dict[str, float]) -> dict[str, float]:
     out["x.entailment_cosine"] = ent * get("align.cosine")
     out["x.entailment_recall"] = ent * get("align.claim_recall")
     out["x.contradiction_recall"] = con * get("align.claim_recall")
+    # the NLI row of a claim read sentence by sentence is a mean (less extreme): its own slope
+    sents = get("nli.sentences")
+    out["x.entailment_multi_sentence"] = (math.nan if math.isnan(sents) else
+                                          out["nli.logit_entailment"] * float(sents > 1))
     for name in ("claim_tokens", "evidence_tokens"):
         v = get(f"align.{name}")
         out[f"align.log_{name}"] = math.nan if math.isnan(v) else math.log1p(v)
@@ -488,6 +493,7 @@ class Verifier:
             rows = [k for k, (cj, _) in enumerate(units) if cj == ci]
             f = dict.fromkeys(all_features(), math.nan)
             f["nli.units"] = float(len(rows))
+            f["nli.sentences"] = self._sentences_read(paired[ci].claim.text)
             if rows:
                 row = probs[rows][best_unit(probs[rows])]
                 f.update({"nli.entailment": float(row[0]), "nli.neutral": float(row[1]),
@@ -500,6 +506,14 @@ class Verifier:
             f.update(derive_features(f))
             out.append(f)
         return out
+
+    def _sentences_read(self, claim: str) -> float:
+        """How many sentences the NLI detector reads ``claim`` as (1: read whole)."""
+        if not getattr(self.nli, "resolved_hypothesis_sentences", False):
+            return 1.0
+        from verifier.nli import hypothesis_sentences
+
+        return float(max(1, len(hypothesis_sentences(claim))))
 
     def _decide_all(self, paired: Sequence[ClaimEvidence], units: list[tuple[int, Evidence]],
                     probs: np.ndarray, features: list[dict[str, float]]) -> list[ClaimVerdict]:
