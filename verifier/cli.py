@@ -69,6 +69,10 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_cmd_eval)
 
 
+#: ``auto|on|off`` options -> ``None`` (the component decides), ``True``, ``False``.
+_AUTO_ON_OFF: dict[str, bool | None] = {"auto": None, "on": True, "off": False}
+
+
 def _threshold_arg(text: str) -> float | str:
     if text == "auto":
         return text
@@ -124,8 +128,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     cfg = EvalConfig(inputs, args.output_dir, fields=fields, scheme=scheme, mode=args.mode,
                      model=args.model, device=args.device, batch_size=bs,
                      max_length=args.max_length, dtype=args.dtype,
-                     hypothesis_sentences={"auto": None, "on": True,
-                                           "off": False}[args.hypothesis_sentences],
+                     hypothesis_sentences=_AUTO_ON_OFF[args.hypothesis_sentences],
                      chunk_rows=args.chunk_rows,
                      engine=args.engine, ray_actors=args.ray_actors,
                      ray_gpus_per_actor=args.ray_gpus_per_actor, limit=args.limit,
@@ -135,7 +138,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     print(f"fields: claim={fields.claim} evidence={fields.evidence} label={fields.label} "
           f"id={fields.id}; label scheme {scheme}: {', '.join(CLASSES[scheme])}",
           file=sys.stderr)
-    show = {"auto": None, "on": True, "off": False}[args.progress]
+    show = _AUTO_ON_OFF[args.progress]
     m = run_eval(cfg, show_progress_bar=show)
     keys = ("n", "n_errors", "accuracy", "macro_f1", "balanced_accuracy", "auroc", "ece",
             "threshold", "threshold_source")

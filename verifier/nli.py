@@ -855,9 +855,9 @@ class NLIDetector:
             return np.zeros((0, 3), dtype=np.float32)
         scores: Sequence[ChunkScores | SentenceScores]
         if self._state().hypothesis_sentences:
-            scores = self.predict_sentences(checked)
+            scores = self._sentence_scores(checked)
         else:
-            scores = self.predict_chunks(checked)
+            scores = self._chunk_scores(checked)
         return np.stack([s.probabilities for s in scores]).astype(np.float32, copy=False)
 
     def predict_chunks(self, pairs: Iterable[tuple[str, str]]) -> list[ChunkScores]:
@@ -886,20 +886,20 @@ class NLIDetector:
         Returns:
             One :class:`SentenceScores` per pair, in input order.
         """
-        checked = _validate_pairs(pairs)
+        return self._sentence_scores(_validate_pairs(pairs))
+
+    def _sentence_scores(self, checked: list[tuple[str, str]]) -> list[SentenceScores]:
+        """:meth:`predict_sentences` of validated pairs."""
         sub: list[tuple[str, str]] = []
         names: list[str] = []
         spans: list[list[tuple[int, int]]] = []
         for i, (prem, hyp) in enumerate(checked):
             sents = hypothesis_sentences(hyp)
-            if len(sents) <= 1:
+            if len(sents) <= 1:  # one sentence: the hypothesis as it is, named as given
                 sents = [(0, len(hyp))]
-                sub.append((prem, hyp))
-                names.append(f"pairs[{i}]")
-            else:
-                sub.extend((prem, hyp[s:e]) for s, e in sents)
-                names.extend(f"pairs[{i}] (hypothesis sentence {k})"
-                             for k in range(len(sents)))
+            sub.extend((prem, hyp[s:e]) for s, e in sents)
+            names.extend([f"pairs[{i}]"] if len(sents) == 1 else
+                         [f"pairs[{i}] (hypothesis sentence {k})" for k in range(len(sents))])
             spans.append(sents)
         scored = self._chunk_scores(sub, names)
         out: list[SentenceScores] = []
@@ -907,8 +907,7 @@ class NLIDetector:
         for sents in spans:
             rows = scored[k : k + len(sents)]
             k += len(sents)
-            probs = (rows[0].probabilities if len(rows) == 1
-                     else aggregate_sentences(np.stack([r.probabilities for r in rows])))
+            probs = aggregate_sentences(np.stack([r.probabilities for r in rows]))
             out.append(SentenceScores(probs, tuple(sents), tuple(rows)))
         return out
 

@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from verifier.nli import NLIDetector
+from verifier.nli import NLIDetector, hypothesis_sentences
 from verifier.types import (
     Claim,
     ClaimEvidence,
@@ -488,12 +488,15 @@ class Verifier:
                   unc: list[dict[str, float]]) -> list[dict[str, float]]:
         from verifier.uncertainty import nli_entropy
 
+        # how many sentences the NLI detector read each claim as (1: read whole)
+        by_sentence = bool(getattr(self.nli, "resolved_hypothesis_sentences", False))
         out = []
         for ci in range(len(paired)):
             rows = [k for k, (cj, _) in enumerate(units) if cj == ci]
             f = dict.fromkeys(all_features(), math.nan)
             f["nli.units"] = float(len(rows))
-            f["nli.sentences"] = self._sentences_read(paired[ci].claim.text)
+            f["nli.sentences"] = (float(max(1, len(hypothesis_sentences(paired[ci].claim.text))))
+                                  if by_sentence else 1.0)
             if rows:
                 row = probs[rows][best_unit(probs[rows])]
                 f.update({"nli.entailment": float(row[0]), "nli.neutral": float(row[1]),
@@ -506,14 +509,6 @@ class Verifier:
             f.update(derive_features(f))
             out.append(f)
         return out
-
-    def _sentences_read(self, claim: str) -> float:
-        """How many sentences the NLI detector reads ``claim`` as (1: read whole)."""
-        if not getattr(self.nli, "resolved_hypothesis_sentences", False):
-            return 1.0
-        from verifier.nli import hypothesis_sentences
-
-        return float(max(1, len(hypothesis_sentences(claim))))
 
     def _decide_all(self, paired: Sequence[ClaimEvidence], units: list[tuple[int, Evidence]],
                     probs: np.ndarray, features: list[dict[str, float]]) -> list[ClaimVerdict]:
