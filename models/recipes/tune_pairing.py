@@ -1,0 +1,89 @@
+"""Choose ``EvidencePairer``'s ``min_score``: when is a second evidence sentence unrelated?
+
+FEVER's ``train`` split (never its ``eval`` split, which ``benchmarks/bench_mitigation.py``
+reports) is cut into drafts of five claims; each claim's evidence text is one document.
+The embedded pairer ranks every sentence of the five documents for every claim; the
+sentences after the best one are "own" (from the claim's own evidence) or "unrelated" (from
+another claim's). For each candidate cut, the share of own and of unrelated sentences that
+reach it; the cut with the best balanced accuracy is chosen. Also recorded: the share of
+each kind that the embedded NLI model (reading the sentence alone) says contradicts the
+claim, p(contradiction) > 0.5: why unrelated sentences must not reach the verifier.
+
+    python models/recipes/tune_pairing.py [--out models/recipes/pairing_tuning.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import random
+from pathlib import Path
+
+import numpy as np
+
+from rag.pairing import EvidencePairer
+from verifier.datasets import load_preset
+from verifier.types import Claim, Evidence
+
+logger = logging.getLogger("tune_pairing")
+HERE = Path(__file__).resolve().parent
+CUTS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35)
+
+
+def second_sentences(per_draft: int = 5, top_k: int = 3, seed: int = 7
+                     ) -> dict[str, tuple[list[float], list[tuple[str, str]]]]:
+    """The sentences ranked after the best, ``own`` and ``unrelated``: their pairing scores
+    and their (sentence, claim) pairs."""
+    ex = load_preset("fever", "train")
+    random.Random(seed).shuffle(ex)
+    pairer = EvidencePairer(top_k=top_k, min_score=0.0)
+    out: dict[str, tuple[list[float], list[tuple[str, str]]]] = {"own": ([], []),
+                                                                 "unrelated": ([], [])}
+    for d in range(len(ex) // per_draft):
+        items = ex[d * per_draft:(d + 1) * per_draft]
+        passages = [Evidence(e.evidence_text, f"d{i}", (0, len(e.evidence_text)))
+                    for i, e in enumerate(items)]
+        claims = [Claim(" ".join(e.claim.split())) for e in items]
+        for ci, ce in enumerate(pairer.pair(claims, passages)):
+            for ev in ce.evidence[1:]:
+                scores, pairs = out["own" if ev.source_id == f"d{ci}" else "unrelated"]
+                scores.append(float(ev.score))
+                pairs.append((ev.content, claims[ci].text))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=HERE / "pairing_tuning.json")
+    args = ap.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    from verifier.nli import NLIDetector
+
+    found = second_sentences()
+    own, other = np.array(found["own"][0]), np.array(found["unrelated"][0])
+    nli = NLIDetector()
+    contradicted = {k: round(float((nli.predict(pairs)[:, 2] > 0.5).mean()), 4)
+                    for k, (_, pairs) in found.items()}
+    logger.info("p(contradiction) > 0.5 for own second sentences %.3f, unrelated %.3f",
+                contradicted["own"], contradicted["unrelated"])
+    rows = []
+    for cut in CUTS:
+        own_kept, other_kept = float((own >= cut).mean()), float((other >= cut).mean())
+        rows.append({"min_score": cut, "own_kept": round(own_kept, 4),
+                     "unrelated_kept": round(other_kept, 4),
+                     "balanced_accuracy": round((own_kept + 1 - other_kept) / 2, 4)})
+        logger.info("min_score %.2f: own second sentences kept %.3f, unrelated kept %.3f, "
+                    "balanced accuracy %.3f", cut, own_kept, other_kept,
+                    rows[-1]["balanced_accuracy"])
+    best = max(rows, key=lambda r: r["balanced_accuracy"])
+    logger.info("chosen: min_score %.2f", best["min_score"])
+    args.out.write_text(json.dumps({
+        "data": "fever train split, drafts of 5 claims, top 3 sentences per claim",
+        "own_sentences": int(own.size), "unrelated_sentences": int(other.size),
+        "nli_contradiction_share": contradicted,
+        "cuts": rows, "chosen": best["min_score"]}, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
