@@ -140,3 +140,27 @@ def test_cli_eval_split_without_preset_or_with_inputs_is_an_error(tmp_path, caps
     assert main(["eval", str(src), "--preset", "fever", "--output-dir", str(tmp_path / "o"),
                  "--split", "eval"]) == 2
     assert "got --split 'eval' with input files" in capsys.readouterr().err
+
+
+def test_fold_of_keeps_rows_that_share_evidence_together(tmp_path: Path) -> None:
+    from verifier.datasets import SUPPORTS, Example
+    from verifier.training import fold_of
+
+    root = _fever_root(tmp_path)
+    fever = load_preset("fever", root=root)
+    by_group: dict[str, set[int]] = defaultdict(set)
+    for e in fever:
+        by_group[e.meta["group"]].add(fold_of(e))
+    assert all(len(f) == 1 for f in by_group.values())
+    # without a group: the evidence text decides (a document's summaries stay in one fold)
+    doc = "A long meeting transcript."
+    rows = [Example(str(i), f"Summary {i}.", doc, SUPPORTS, "summedits", "train")
+            for i in range(20)]
+    assert len({fold_of(e) for e in rows}) == 1
+    others = [Example(str(i), "Summary.", f"Document {i}.", SUPPORTS, "summedits", "train")
+              for i in range(40)]
+    assert {fold_of(e) for e in others} == set(range(5))
+    assert {fold_of(e, folds=3) for e in others} == {0, 1, 2}
+    for bad in (1, 0, True, 2.5):
+        with pytest.raises(ValueError, match="folds must be an int >= 2, got"):
+            fold_of(rows[0], folds=bad)  # type: ignore[arg-type]

@@ -7,6 +7,7 @@ training and inference compute exactly the same columns. Used by
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import math
@@ -102,3 +103,27 @@ def feature_array(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> Any:
         f = {**r["features"], **derive_features(r["features"])}
         out[i] = [math.nan if f.get(n) is None else float(f[n]) for n in names]
     return out
+
+
+def fold_of(example: Example, folds: int = 5) -> int:
+    """An example's cross-validation fold, in ``range(folds)``.
+
+    Hashed from its data set and its evidence group: FEVER's ``meta["group"]`` (pairs linked
+    by a shared evidence sentence), else the evidence text itself. Pairs that share evidence
+    stay in one fold: a SummEdits document has ~31 edited summaries in the train split, a
+    FRANK article ~4.5, a HealthVer or COVID-Fact passage ~4 claims, and folds that split
+    them let a classifier learn the document in one fold and be scored on it in another.
+
+    Example:
+        >>> a = Example("1", "It rained.", "Rain fell all day.", SUPPORTS, "demo", "train")
+        >>> b = Example("2", "It was dry.", "Rain fell all day.", REFUTES, "demo", "train")
+        >>> fold_of(a) == fold_of(b)
+        True
+    """
+    if not isinstance(folds, int) or isinstance(folds, bool) or folds < 2:
+        raise ValueError(f"folds must be an int >= 2, got {folds!r}")
+    key = (example.meta or {}).get("group")
+    if key is None:
+        ev = example.evidence_text
+        key = hashlib.md5((ev if isinstance(ev, str) else "\n".join(ev)).encode()).hexdigest()
+    return int(hashlib.md5(f"{example.dataset}|{key}".encode()).hexdigest(), 16) % folds

@@ -20,7 +20,6 @@ cross-validated within the train splits and leave-one-set-out).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import logging
 import time
@@ -30,7 +29,13 @@ from pathlib import Path
 import numpy as np
 
 from verifier.meta import NOT_SUPPORTED, StatusClassifier, balanced_weights
-from verifier.training import META_SETS, collect_features, feature_array, sample_examples
+from verifier.training import (
+    META_SETS,
+    collect_features,
+    feature_array,
+    fold_of,
+    sample_examples,
+)
 from verifier.verify import Verifier, all_features
 
 logger = logging.getLogger("train_meta")
@@ -92,13 +97,6 @@ def loso_macro_f1(names: list[str], X: np.ndarray, y: np.ndarray, groups: np.nda
     return out
 
 
-def fold_of(row: dict, folds: int = 5) -> int:
-    """A row's cross-validation fold: hashed from its data set and evidence group (FEVER's
-    ``meta["group"]``) or id, so pairs that share evidence stay in one fold."""
-    key = str((row.get("meta") or {}).get("group") or row["id"])
-    return int(hashlib.md5(f"{row['dataset']}|{key}".encode()).hexdigest(), 16) % folds
-
-
 def cv_macro_f1(names: list[str], X: np.ndarray, y: np.ndarray, groups: np.ndarray,
                 folds: np.ndarray, weighting: str = "none", **params: object
                 ) -> dict[str, float]:
@@ -147,15 +145,16 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     t0 = time.perf_counter()
     verifier = Verifier(meta=None, alignment_classifier=None)
-    rows = []
+    rows, examples = [], []
     for name in META_SETS:
         ex = sample_examples(name, "train", args.limit or None)
         cache = args.cache / "train.jsonl" if args.cache else None
         rows += collect_features(verifier, ex, cache=cache)
+        examples += ex
         logger.info("%s: %d rows", name, len(ex))
     y = np.array([r["status"] for r in rows], dtype=object)
     groups = np.array([r["dataset"] for r in rows], dtype=object)
-    folds = np.array([fold_of(r) for r in rows])
+    folds = np.array([fold_of(e) for e in examples])
     args.out.mkdir(parents=True, exist_ok=True)
     log = {"limit": args.limit, "rows": len(rows),
            "rows_per_set": dict(Counter(r["dataset"] for r in rows)),
