@@ -181,12 +181,12 @@ class EvidencePairer:
     share of the claim's content words (BM25 tokens: lower-case, stop-words removed) found in
     the sentence. Ties keep passage order.
 
-    Sentences after a claim's best one are kept only when their score reaches ``min_score``:
-    an NLI model trained on SNLI-style data reads a sentence about something else as a
-    *contradiction* of the claim (the embedded one gives 78% of the second-ranked sentences
-    taken from another claim's document p(contradiction) > 0.5: ``pairing_tuning.json``), so
-    an unrelated sentence must not be handed to the verifier as evidence. The best sentence is always kept: whether
-    it is relevant enough is the verifier's call (the alignment features see it).
+    Only sentences whose score reaches ``min_score`` are evidence: an NLI model trained on
+    SNLI-style data reads a sentence about something else as a *contradiction* of the claim
+    (the embedded one gives 78% of the second-ranked sentences taken from another claim's
+    document p(contradiction) > 0.5: ``pairing_tuning.json``), so an unrelated sentence must
+    not be handed to the verifier as evidence. A claim none of whose sentences reach it gets
+    no evidence, and the verifier says ``Insufficient_Info``: nothing retrieved is about it.
 
     Args:
         model_name_or_path: Sentence-transformers model (``None``: the embedded MiniLM);
@@ -194,10 +194,10 @@ class EvidencePairer:
         encoder: An object with ``encode(texts)`` to reuse (e.g. the retriever's dense part).
         top_k: Sentences kept per claim.
         dense_weight: Weight of the cosine similarity in [0, 1] (0: lexical only, no model).
-        min_score: Least score of the sentences after the best one, in [0, 1] (0: keep the
-            top ``top_k`` whatever their score). The default 0.15 was chosen on FEVER's
-            ``train`` split turned into 5-claim drafts (``models/recipes/tune_pairing.py``
-            -> ``pairing_tuning.json``): it keeps 87% of the sentences ranked after the best
+        min_score: Least score of an evidence sentence, in [0, 1] (0: keep the top
+            ``top_k`` whatever their score). The default 0.15 was chosen on FEVER's ``train``
+            split turned into 5-claim drafts (``models/recipes/tune_pairing.py`` ->
+            ``pairing_tuning.json``): it keeps 87% of the sentences ranked after the best
             that come from the claim's own evidence and 12% of those from other claims'.
         device: Torch device for the default encoder (``None``: auto).
         batch_size: Texts per encoding batch for the default encoder.
@@ -258,7 +258,8 @@ class EvidencePairer:
         Returns:
             ``len(claims)`` items; each holds up to ``top_k`` sentence-level evidences with
             ``score`` (the pairing score) and ``rank`` (0 = best). Without evidence, each claim
-            gets an empty tuple. Sentences after the best one score at least ``min_score``.
+            gets an empty tuple. Every sentence scores at least ``min_score`` (a claim
+            with none that does gets an empty tuple).
         """
         for c in claims:
             if not isinstance(c, Claim):
@@ -281,8 +282,8 @@ class EvidencePairer:
             ct = _content_tokens(claim.text)
             lex = np.array([len(ct & st) / len(ct) if ct else 0.0 for st in sent_tokens])
             score = self.dense_weight * cos[ci] + (1 - self.dense_weight) * lex
-            top = [j for r, j in enumerate(np.argsort(-score, kind="stable")[: self.top_k])
-                   if r == 0 or score[j] >= self.min_score]
+            top = [j for j in np.argsort(-score, kind="stable")[: self.top_k]
+                   if score[j] >= self.min_score]
             out.append(ClaimEvidence(claim, tuple(
                 Evidence(sentences[j].content, sentences[j].source_id, sentences[j].span,
                          float(score[j]), r) for r, j in enumerate(top))))

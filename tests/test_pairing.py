@@ -104,7 +104,7 @@ def test_pairing_lexical_only_needs_no_model_and_round_trips() -> None:
     assert pairer.pair([], [Evidence(DOC, "doc", (0, len(DOC)))]) == []
 
 
-def test_pairing_drops_weak_sentences_after_the_best_one() -> None:
+def test_pairing_keeps_only_sentences_that_reach_min_score() -> None:
     # lexical only: score = share of the claim's content words in the sentence
     doc = "The Seine flows through Paris. Paris hosts a flower market. Berlin has bears."
     claim = Claim("The Seine flows through Paris in France.")  # 5 content words
@@ -117,11 +117,12 @@ def test_pairing_drops_weak_sentences_after_the_best_one() -> None:
     assert [e.content for e in strict.evidence] == ["The Seine flows through Paris."]
     every = EvidencePairer(dense_weight=0.0, top_k=3, min_score=0.0).pair([claim], evs)[0]
     assert len(every.evidence) == 3 and every.evidence[2].content == "Berlin has bears."
-    # the best sentence stays even when it scores below min_score
-    (alone,) = EvidencePairer(dense_weight=0.0, top_k=3, min_score=0.9).pair(
-        [Claim("Bears live in Berlin zoo.")], evs)
-    assert [e.content for e in alone.evidence] == ["Berlin has bears."]
-    assert alone.evidence[0].score == pytest.approx(0.5)
+    # a claim none of whose sentences reaches min_score gets no evidence at all
+    claim2 = Claim("Bears live in Berlin zoo.")  # bears, live, berlin, zoo
+    (half,) = EvidencePairer(dense_weight=0.0, top_k=3, min_score=0.5).pair([claim2], evs)
+    assert [(e.content, e.score) for e in half.evidence] == [("Berlin has bears.", 0.5)]
+    (none,) = EvidencePairer(dense_weight=0.0, top_k=3, min_score=0.9).pair([claim2], evs)
+    assert none.claim == claim2 and none.evidence == ()
     for bad in (-0.1, 1.5, True, "0.2"):
         with pytest.raises(ValueError, match="min_score must be in \\[0, 1\\], got"):
             EvidencePairer(min_score=bad)  # type: ignore[arg-type]

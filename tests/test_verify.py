@@ -108,3 +108,20 @@ def test_unrelated_second_evidence_does_not_outvote_the_best_paired_sentence() -
                                        Status.CONTRADICTORY]
     assert out[0].evidence[0] == neutral and out[1].evidence[0] == entail
     assert out[0].scores["nli.max_contradiction"] == pytest.approx(0.9)
+
+
+def test_claim_with_only_unrelated_evidence_is_insufficient_not_contradicted() -> None:
+    class SnliLike(KeywordNLI):  # reads anything it does not entail as a contradiction
+        def predict(self, pairs):
+            return np.array([[0.9, 0.05, 0.05] if h.rstrip(".") in p else [0.05, 0.05, 0.9]
+                             for p, h in pairs], dtype=np.float32)
+
+    v = Verifier(SnliLike(), decomposer=SpacyDecomposer(model="not_installed"),
+                 pairer=EvidencePairer(encoder=HashEncoder(), dense_weight=0.0, top_k=2),
+                 alignment=AlignmentDetector(HashEncoder()), alignment_classifier=None,
+                 meta=None)
+    doc = "Paris is in France. The Louvre is a museum."
+    rep = v.verify("Paris is in France. Quokkas eat leaves.", evidence=[doc])
+    assert [r.status for r in rep.verdicts] == [Status.SUPPORTED, Status.INSUFFICIENT_INFO]
+    assert rep.verdicts[1].evidence == ()
+    assert [e.content for e in rep.verdicts[0].evidence] == ["Paris is in France."]
