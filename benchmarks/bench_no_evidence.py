@@ -6,7 +6,10 @@ so the honest status is ``Insufficient_Info``. Printed side by side: the status 
 the default pairer (``EvidencePairer(min_score=0.15)``: sentences scoring under it are not
 evidence) and with ``min_score=0`` (every claim gets its best sentences, however unrelated;
 the behaviour before). A second table does the same with the claim's own document among the
-five, to show what the floor costs where the evidence is there.
+five, to show what the floor costs where the evidence is there. Last, the latency of
+``Verifier().verify`` on ``bench_verifier.py``'s 5-claim draft against 10 passages with each
+pairer, interleaved in one process (this machine's speed drifts between runs; the ratio is
+the figure to compare).
 
     python benchmarks/bench_no_evidence.py [--claims 300] [--seed 5]
 """
@@ -18,12 +21,37 @@ import random
 import time
 from collections import Counter
 
+import numpy as np
 from _common import write_result
 
 from rag.pairing import CachedEncoder, EvidencePairer
 from verifier.datasets import SUPPORTS, load_preset
 from verifier.types import Claim, Evidence, Status
 from verifier.verify import Verifier
+
+
+def latency(pairers: dict[str, EvidencePairer], runs: int = 30) -> dict[str, float]:
+    """Median ms of ``Verifier.verify`` on the latency draft with each pairer, interleaved."""
+    from bench_verifier import LATENCY_DRAFT, LATENCY_PASSAGES
+
+    from verifier.alignment import AlignmentDetector
+
+    verifiers, caches = {}, {}
+    for name, pairer in pairers.items():
+        cache = CachedEncoder()  # shared by the pairer and the alignment detector, as default
+        verifiers[name] = Verifier(pairer=EvidencePairer(encoder=cache, top_k=pairer.top_k,
+                                                         min_score=pairer.min_score),
+                                   alignment=AlignmentDetector(cache))
+        caches[name] = cache
+    times: dict[str, list[float]] = {n: [] for n in verifiers}
+    for i in range(runs + 3):
+        for name, v in verifiers.items():
+            caches[name].clear()  # cold: every run embeds its sentences again
+            t0 = time.perf_counter()
+            v.verify(LATENCY_DRAFT, evidence=list(LATENCY_PASSAGES))
+            if i >= 3:  # the first runs warm up
+                times[name].append(time.perf_counter() - t0)
+    return {n: round(1000 * float(np.median(t)), 1) for n, t in times.items()}
 
 
 def main() -> None:
@@ -67,6 +95,11 @@ def main() -> None:
             shares = {k: round(v / args.claims, 3) for k, v in sorted(c.items())}
             result[case][name] = shares  # type: ignore[index]
             print(f"  {name:26s} " + ", ".join(f"{k} {v:.3f}" for k, v in shares.items()))
+    ms = latency({n: EvidencePairer(top_k=3, min_score=p.min_score) for n, p in pairers.items()})
+    ratio = ms[floors[0]] / ms[floors[1]]
+    print("\nVerifier().verify, 5 claims x 10 passages, median ms: "
+          + ", ".join(f"{n} {v}" for n, v in ms.items()) + f" (ratio {ratio:.2f})")
+    result["verify_latency_ms"] = {**ms, "ratio": round(ratio, 3)}
     insuff = {n: counts["without"][n][Status.INSUFFICIENT_INFO.value] / args.claims
               for n in floors}
     result["insufficient_info_without_evidence"] = {k: round(v, 3) for k, v in insuff.items()}
