@@ -194,11 +194,12 @@ class EvidencePairer:
         encoder: An object with ``encode(texts)`` to reuse (e.g. the retriever's dense part).
         top_k: Sentences kept per claim.
         dense_weight: Weight of the cosine similarity in [0, 1] (0: lexical only, no model).
-        min_score: Least score of an evidence sentence, in [0, 1] (0: keep the top
-            ``top_k`` whatever their score). The default 0.15 was chosen on FEVER's ``train``
-            split turned into 5-claim drafts (``models/recipes/tune_pairing.py`` ->
-            ``pairing_tuning.json``): it keeps 87% of the sentences ranked after the best
-            that come from the claim's own evidence and 12% of those from other claims'.
+        min_score: Least score of an evidence sentence, in [0, 1] (0: no floor, the top
+            ``top_k`` whatever their score, negative cosines included). The default 0.15
+            was chosen on FEVER's ``train`` split turned into 5-claim drafts
+            (``models/recipes/tune_pairing.py`` -> ``pairing_tuning.json``): it keeps 87% of
+            the sentences ranked after the best that come from the claim's own evidence and
+            12% of those from other claims'.
         device: Torch device for the default encoder (``None``: auto).
         batch_size: Texts per encoding batch for the default encoder.
 
@@ -283,7 +284,7 @@ class EvidencePairer:
             lex = np.array([len(ct & st) / len(ct) if ct else 0.0 for st in sent_tokens])
             score = self.dense_weight * cos[ci] + (1 - self.dense_weight) * lex
             top = [j for j in np.argsort(-score, kind="stable")[: self.top_k]
-                   if score[j] >= self.min_score]
+                   if self.min_score == 0 or score[j] >= self.min_score]  # (cosines can be < 0)
             out.append(ClaimEvidence(claim, tuple(
                 Evidence(sentences[j].content, sentences[j].source_id, sentences[j].span,
                          float(score[j]), r) for r, j in enumerate(top))))
@@ -291,13 +292,15 @@ class EvidencePairer:
 
 
 @functools.lru_cache(maxsize=2)
-def _shared_pairer(model_name_or_path: str | None, top_k: int) -> EvidencePairer:
-    return EvidencePairer(model_name_or_path, top_k=top_k)
+def _shared_pairer(model_name_or_path: str | None, top_k: int, min_score: float
+                   ) -> EvidencePairer:
+    return EvidencePairer(model_name_or_path, top_k=top_k, min_score=min_score)
 
 
 def pair_claims(claims: Sequence[Claim], evidences: Sequence[Evidence], *,
                 documents: Mapping[str, str] | None = None, top_k: int = 3,
-                embedding_model: str | Encoder | None = None) -> list[ClaimEvidence]:
+                embedding_model: str | Encoder | None = None,
+                min_score: float = 0.15) -> list[ClaimEvidence]:
     """Best evidence sentences per claim: :meth:`EvidencePairer.pair` in one call.
 
     Args:
@@ -307,6 +310,7 @@ def pair_claims(claims: Sequence[Claim], evidences: Sequence[Evidence], *,
         top_k: Sentences kept per claim.
         embedding_model: A sentence-transformers id or path (``None``: the embedded MiniLM;
             loaded once and reused by later calls), or an object with ``encode(texts)``.
+        min_score: Least score of an evidence sentence (see :class:`EvidencePairer`).
 
     Returns:
         One :class:`ClaimEvidence` per claim, best sentence first; every evidence satisfies
@@ -315,7 +319,10 @@ def pair_claims(claims: Sequence[Claim], evidences: Sequence[Evidence], *,
     if embedding_model is None or isinstance(embedding_model, str):
         if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k <= 0:
             raise ValueError(f"top_k must be > 0, got {top_k!r}")
-        pairer = _shared_pairer(embedding_model, top_k)
+        if (not isinstance(min_score, (int, float)) or isinstance(min_score, bool)
+                or not 0.0 <= float(min_score) <= 1.0):
+            raise ValueError(f"min_score must be in [0, 1], got {min_score!r}")
+        pairer = _shared_pairer(embedding_model, top_k, float(min_score))
     else:
-        pairer = EvidencePairer(encoder=embedding_model, top_k=top_k)
+        pairer = EvidencePairer(encoder=embedding_model, top_k=top_k, min_score=min_score)
     return pairer.pair(claims, evidences, documents=documents)

@@ -105,6 +105,8 @@ def test_pairing_lexical_only_needs_no_model_and_round_trips() -> None:
 
 
 def test_pairing_keeps_only_sentences_that_reach_min_score() -> None:
+    from rag.pairing import pair_claims
+
     # lexical only: score = share of the claim's content words in the sentence
     doc = "The Seine flows through Paris. Paris hosts a flower market. Berlin has bears."
     claim = Claim("The Seine flows through Paris in France.")  # 5 content words
@@ -123,9 +125,27 @@ def test_pairing_keeps_only_sentences_that_reach_min_score() -> None:
     assert [(e.content, e.score) for e in half.evidence] == [("Berlin has bears.", 0.5)]
     (none,) = EvidencePairer(dense_weight=0.0, top_k=3, min_score=0.9).pair([claim2], evs)
     assert none.claim == claim2 and none.evidence == ()
-    for bad in (-0.1, 1.5, True, "0.2"):
+    for bad in (-0.1, 1.5, True, "0.2", [0.2]):
         with pytest.raises(ValueError, match="min_score must be in \\[0, 1\\], got"):
             EvidencePairer(min_score=bad)  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="min_score must be in \\[0, 1\\], got"):
+            pair_claims([claim], evs, min_score=bad)  # type: ignore[arg-type]
+
+
+def test_pairing_min_score_zero_keeps_sentences_with_negative_cosines() -> None:
+    class Opposite:  # the claim's embedding points away from every sentence's
+        def encode(self, texts):
+            out = np.zeros((len(texts), 2), dtype=np.float32)
+            out[:, 0] = [1.0 if t.startswith("Claim") else -1.0 for t in texts]
+            return out
+
+    evs = [Evidence("Alpha beta. Gamma delta.", "d", (0, 24))]
+    (every,) = EvidencePairer(encoder=Opposite(), top_k=3, min_score=0.0).pair(
+        [Claim("Claim about zeta.")], evs)
+    assert [e.content for e in every.evidence] == ["Alpha beta.", "Gamma delta."]
+    assert all(e.score < 0 for e in every.evidence)
+    (floored,) = EvidencePairer(encoder=Opposite(), top_k=3).pair([Claim("Claim zeta.")], evs)
+    assert floored.evidence == ()
 
 
 def test_pairing_with_a_sentence_transformers_model(tiny_embedding_model) -> None:
