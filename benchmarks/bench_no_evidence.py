@@ -7,8 +7,8 @@ the default pairer (``EvidencePairer(min_score=0.15)``: sentences scoring under 
 evidence) and with ``min_score=0`` (every claim gets its best sentences, however unrelated;
 the behaviour before). A second table does the same with the claim's own document among the
 five, to show what the floor costs where the evidence is there. Last, the latency of
-``Verifier().verify`` on ``bench_verifier.py``'s 5-claim draft against 10 passages with each
-pairer, interleaved in one process (this machine's speed drifts between runs; the ratio is
+``Verifier().verify`` on ``bench_verifier.py``'s 5-claim draft against 10 passages at each
+floor, interleaved in one process (this machine's speed drifts between runs; the ratio is
 the figure to compare).
 
     python benchmarks/bench_no_evidence.py [--claims 300] [--seed 5]
@@ -24,31 +24,23 @@ from collections import Counter
 import numpy as np
 from _common import write_result
 
-from rag.pairing import CachedEncoder, EvidencePairer
+from rag.pairing import MIN_SCORE
 from verifier.datasets import SUPPORTS, load_preset
 from verifier.types import Claim, Evidence, Status
 from verifier.verify import Verifier
 
 
-def latency(pairers: dict[str, EvidencePairer], runs: int = 30) -> dict[str, float]:
-    """Median ms of ``Verifier.verify`` on the latency draft with each pairer, interleaved."""
+def latency(verifier: Verifier, floors: dict[str, float], runs: int = 30) -> dict[str, float]:
+    """Median ms of ``verifier.verify`` on the latency draft at each floor, interleaved."""
     from bench_verifier import LATENCY_DRAFT, LATENCY_PASSAGES
 
-    from verifier.alignment import AlignmentDetector
-
-    verifiers, caches = {}, {}
-    for name, pairer in pairers.items():
-        cache = CachedEncoder()  # shared by the pairer and the alignment detector, as default
-        verifiers[name] = Verifier(pairer=EvidencePairer(encoder=cache, top_k=pairer.top_k,
-                                                         min_score=pairer.min_score),
-                                   alignment=AlignmentDetector(cache))
-        caches[name] = cache
-    times: dict[str, list[float]] = {n: [] for n in verifiers}
+    times: dict[str, list[float]] = {n: [] for n in floors}
     for i in range(runs + 3):
-        for name, v in verifiers.items():
-            caches[name].clear()  # cold: every run embeds its sentences again
+        for name, floor in floors.items():
+            verifier.pairer.min_score = floor
+            verifier.embedding_cache.clear()  # cold: every run embeds its sentences again
             t0 = time.perf_counter()
-            v.verify(LATENCY_DRAFT, evidence=list(LATENCY_PASSAGES))
+            verifier.verify(LATENCY_DRAFT, evidence=list(LATENCY_PASSAGES))
             if i >= 3:  # the first runs warm up
                 times[name].append(time.perf_counter() - t0)
     return {n: round(1000 * float(np.median(t)), 1) for n, t in times.items()}
@@ -63,11 +55,8 @@ def main() -> None:
         raise SystemExit(f"--claims must be > 0, got {args.claims}")
     ex = load_preset("fever", "eval")
     random.Random(args.seed).shuffle(ex)
-    verifier = Verifier()
-    encoder = CachedEncoder()
-    pairers = {"min_score=0.15 (default)": EvidencePairer(encoder=encoder),
-               "min_score=0 (before)": EvidencePairer(encoder=encoder, min_score=0.0)}
-    floors = list(pairers)
+    verifier = Verifier()  # one set of models; the pairer's floor is switched per call
+    floors = {f"min_score={MIN_SCORE} (default)": MIN_SCORE, "min_score=0 (before)": 0.0}
     counts: dict[str, dict[str, Counter]] = {c: {f: Counter() for f in floors}
                                              for c in ("without", "with")}
     t0 = time.perf_counter()
@@ -78,8 +67,10 @@ def main() -> None:
         for case, docs in (("without", others), ("with", [e, *others])):
             passages = [Evidence(d.evidence_text, f"d{j}", (0, len(d.evidence_text)))
                         for j, d in enumerate(docs)]
-            for name, pairer in pairers.items():
-                (v,) = verifier.verify_claims(pairer.pair([claim], passages), passages=passages)
+            for name, floor in floors.items():
+                verifier.pairer.min_score = floor
+                paired = verifier.pairer.pair([claim], passages)
+                (v,) = verifier.verify_claims(paired, passages=passages)
                 key = v.status.value if case == "without" else (
                     f"{v.status.value} ({'true' if e.label == SUPPORTS else 'false'} claim)")
                 counts[case][name][key] += 1
@@ -95,8 +86,9 @@ def main() -> None:
             shares = {k: round(v / args.claims, 3) for k, v in sorted(c.items())}
             result[case][name] = shares  # type: ignore[index]
             print(f"  {name:26s} " + ", ".join(f"{k} {v:.3f}" for k, v in shares.items()))
-    ms = latency({n: EvidencePairer(top_k=3, min_score=p.min_score) for n, p in pairers.items()})
-    ratio = ms[floors[0]] / ms[floors[1]]
+    ms = latency(verifier, floors)
+    default, before = floors
+    ratio = ms[default] / ms[before]
     print("\nVerifier().verify, 5 claims x 10 passages, median ms: "
           + ", ".join(f"{n} {v}" for n, v in ms.items()) + f" (ratio {ratio:.2f})")
     result["verify_latency_ms"] = {**ms, "ratio": round(ratio, 3)}

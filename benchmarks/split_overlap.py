@@ -21,22 +21,17 @@ from pathlib import Path
 import numpy as np
 from _common import write_result
 
-from verifier.datasets import SUPPORTS, Example, load_preset
+from verifier.datasets import SUPPORTS, load_preset
 
 logger = logging.getLogger("split_overlap")
 PRESETS = ("fever", "fever-sym", "healthver", "scifact", "covidfact", "summedits", "frank")
 
 
-def _key(e: Example) -> str:
-    ev = e.evidence_text
-    return ev if isinstance(ev, str) else "\n".join(ev)
-
-
 def overlap(name: str) -> tuple[float, set[str]]:
     """Share of the eval rows whose evidence a train row has; the ids of those rows."""
-    seen = {_key(e) for e in load_preset(name, "train")}
+    seen = {e.evidence_text for e in load_preset(name, "train")}
     ev = load_preset(name, "eval")
-    shared = {e.id for e in ev if _key(e) in seen}
+    shared = {e.id for e in ev if e.evidence_text in seen}
     return len(shared) / max(len(ev), 1), shared
 
 

@@ -167,6 +167,18 @@ def split_evidence(evidences: Sequence[Evidence], *,
     return out
 
 
+#: The default least score of an evidence sentence (see :class:`EvidencePairer`).
+MIN_SCORE = 0.15
+
+
+def check_min_score(value: object, name: str = "min_score") -> float:
+    """``value`` as a float in [0, 1], else a ``ValueError`` naming ``name`` and the value."""
+    if (not isinstance(value, (int, float)) or isinstance(value, bool)
+            or not 0.0 <= float(value) <= 1.0):
+        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+    return float(value)
+
+
 def _content_tokens(text: str) -> set[str]:
     from rag.retrieval import tokenize
 
@@ -211,21 +223,18 @@ class EvidencePairer:
     """
 
     def __init__(self, model_name_or_path: str | None = None, *, encoder: Encoder | None = None,
-                 top_k: int = 3, dense_weight: float = 0.5, min_score: float = 0.15,
+                 top_k: int = 3, dense_weight: float = 0.5, min_score: float = MIN_SCORE,
                  device: str | None = None, batch_size: int = 64) -> None:
         if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k <= 0:
             raise ValueError(f"top_k must be > 0, got {top_k!r}")
         if not isinstance(dense_weight, (int, float)) or not 0.0 <= float(dense_weight) <= 1.0:
             raise ValueError(f"dense_weight must be in [0, 1], got {dense_weight!r}")
-        if (not isinstance(min_score, (int, float)) or isinstance(min_score, bool)
-                or not 0.0 <= float(min_score) <= 1.0):
-            raise ValueError(f"min_score must be in [0, 1], got {min_score!r}")
         if encoder is not None and not callable(getattr(encoder, "encode", None)):
             raise TypeError(f"encoder must have an encode() method, got {encoder!r}")
         self.model_name_or_path = model_name_or_path
         self.top_k = top_k
         self.dense_weight = float(dense_weight)
-        self.min_score = float(min_score)
+        self.min_score = check_min_score(min_score)
         self.device = device
         self.batch_size = batch_size
         self._encoder = encoder
@@ -300,7 +309,7 @@ def _shared_pairer(model_name_or_path: str | None, top_k: int, min_score: float
 def pair_claims(claims: Sequence[Claim], evidences: Sequence[Evidence], *,
                 documents: Mapping[str, str] | None = None, top_k: int = 3,
                 embedding_model: str | Encoder | None = None,
-                min_score: float = 0.15) -> list[ClaimEvidence]:
+                min_score: float = MIN_SCORE) -> list[ClaimEvidence]:
     """Best evidence sentences per claim: :meth:`EvidencePairer.pair` in one call.
 
     Args:
@@ -319,10 +328,7 @@ def pair_claims(claims: Sequence[Claim], evidences: Sequence[Evidence], *,
     if embedding_model is None or isinstance(embedding_model, str):
         if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k <= 0:
             raise ValueError(f"top_k must be > 0, got {top_k!r}")
-        if (not isinstance(min_score, (int, float)) or isinstance(min_score, bool)
-                or not 0.0 <= float(min_score) <= 1.0):
-            raise ValueError(f"min_score must be in [0, 1], got {min_score!r}")
-        pairer = _shared_pairer(embedding_model, top_k, float(min_score))
+        pairer = _shared_pairer(embedding_model, top_k, check_min_score(min_score))
     else:
         pairer = EvidencePairer(encoder=embedding_model, top_k=top_k, min_score=min_score)
     return pairer.pair(claims, evidences, documents=documents)

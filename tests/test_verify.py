@@ -125,3 +125,15 @@ def test_claim_with_only_unrelated_evidence_is_insufficient_not_contradicted() -
     assert [r.status for r in rep.verdicts] == [Status.SUPPORTED, Status.INSUFFICIENT_INFO]
     assert rep.verdicts[1].evidence == ()
     assert [e.content for e in rep.verdicts[0].evidence] == ["Paris is in France."]
+
+
+def test_min_evidence_score_reaches_the_default_pairer() -> None:
+    v = Verifier(KeywordNLI(), decomposer=SpacyDecomposer(model="not_installed"), meta=None,
+                 alignment_classifier=None, min_evidence_score=0.4)
+    assert v.pairer.min_score == 0.4 and v.pairer.top_k == v.top_k_evidence
+    assert v.pairer.encoder is v.embedding_cache  # one cache for pairing and alignment
+    assert Verifier(KeywordNLI(), meta=None, alignment_classifier=None).pairer.min_score == 0.15
+    for bad in (-0.5, 2, "x"):
+        with pytest.raises(ValueError, match="min_evidence_score must be in \\[0, 1\\], got"):
+            Verifier(KeywordNLI(), meta=None, alignment_classifier=None,
+                     min_evidence_score=bad)  # type: ignore[arg-type]

@@ -107,21 +107,24 @@ def _unit_interval(text: str) -> float:
     return value
 
 
+def _add_min_evidence_score(p: argparse.ArgumentParser) -> None:
+    from rag.pairing import MIN_SCORE
+
+    p.add_argument("--min-evidence-score", type=_unit_interval, default=MIN_SCORE,
+                   help="least pairing score of an evidence sentence (0: no floor); a claim "
+                   "with no sentence above it is Insufficient_Info")
+
+
 def _verifier(args: argparse.Namespace) -> Any:
     """The command's ``Verifier``: its device, the mitigator's strictness, the pairer's floor.
 
     The verifier's Supported cut moves with the strictness, so both stages get the same one.
-    The pairer and the alignment detector share one embedding cache, as in ``Verifier()``.
     """
-    from rag.pairing import CachedEncoder, EvidencePairer
-    from verifier.alignment import AlignmentDetector
     from verifier.nli import NLIDetector
     from verifier.verify import Verifier
 
-    cache = CachedEncoder()
     return Verifier(NLIDetector(device=args.device), strictness=args.strictness,
-                    pairer=EvidencePairer(encoder=cache, min_score=args.min_evidence_score),
-                    alignment=AlignmentDetector(cache))
+                    min_evidence_score=args.min_evidence_score)
 
 
 def _self_correct(args: argparse.Namespace, retriever: Any) -> int:
@@ -218,9 +221,7 @@ def add_subparsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--strictness", choices=("lenient", "balanced", "strict"),
                    default="balanced", help="with --self-correct: how the answer is verified "
                    "and rewritten")
-    p.add_argument("--min-evidence-score", type=_unit_interval, default=0.15,
-                   help="least pairing score of an evidence sentence (0: no floor); a claim "
-                   "with no sentence above it is Insufficient_Info")
+    _add_min_evidence_score(p)
     p.add_argument("--device")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_ask)
@@ -236,9 +237,7 @@ def add_subparsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("json", "md", "html"), default="json")
     p.add_argument("--out", type=Path)
     p.add_argument("--top-k", type=int, default=5)
-    p.add_argument("--min-evidence-score", type=_unit_interval, default=0.15,
-                   help="least pairing score of an evidence sentence (0: no floor); a claim "
-                   "with no sentence above it is Insufficient_Info")
+    _add_min_evidence_score(p)
     p.add_argument("--device")
     p.set_defaults(func=_cmd_verify)
 

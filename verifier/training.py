@@ -124,6 +124,5 @@ def fold_of(example: Example, folds: int = 5) -> int:
         raise ValueError(f"folds must be an int >= 2, got {folds!r}")
     key = (example.meta or {}).get("group")
     if key is None:
-        ev = example.evidence_text
-        key = hashlib.md5((ev if isinstance(ev, str) else "\n".join(ev)).encode()).hexdigest()
+        key = hashlib.md5(example.evidence_text.encode()).hexdigest()
     return int(hashlib.md5(f"{example.dataset}|{key}".encode()).hexdigest(), 16) % folds

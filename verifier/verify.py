@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from rag.pairing import MIN_SCORE, check_min_score
 from verifier.nli import NLIDetector, hypothesis_sentences
 from verifier.types import (
     Claim,
@@ -230,6 +231,9 @@ class Verifier:
             ``Supported``.
         contradiction_threshold: Threshold rule: least p(contradiction) for ``Contradictory``.
         top_k_evidence: Evidence sentences scored per claim.
+        min_evidence_score: Least pairing score of an evidence sentence, for the default
+            pairer (:class:`~rag.pairing.EvidencePairer`'s ``min_score``; 0: no floor).
+            A claim no sentence reaches gets no evidence and is ``Insufficient_Info``.
 
     Example:
         >>> v = Verifier()  # doctest: +SKIP
@@ -244,13 +248,14 @@ class Verifier:
                  meta: Any = "embedded", alignment_classifier: Any = "embedded",
                  strictness: Strictness = "balanced", parallel: bool | None = None,
                  support_threshold: float = 0.5, contradiction_threshold: float = 0.5,
-                 top_k_evidence: int = 3) -> None:
+                 top_k_evidence: int = 3, min_evidence_score: float = MIN_SCORE) -> None:
         for name, val in (("support_threshold", support_threshold),
                           ("contradiction_threshold", contradiction_threshold)):
             if not 0.0 < float(val) <= 1.0:
                 raise ValueError(f"{name} must be in (0, 1], got {val!r}")
         if not isinstance(top_k_evidence, int) or top_k_evidence <= 0:
             raise ValueError(f"top_k_evidence must be > 0, got {top_k_evidence!r}")
+        min_evidence_score = check_min_score(min_evidence_score, "min_evidence_score")
         if strictness not in SUPPORT_MIN:
             raise ValueError(f"strictness must be one of {sorted(SUPPORT_MIN)}, got "
                              f"{strictness!r}")
@@ -289,6 +294,7 @@ class Verifier:
         self.support_threshold = float(support_threshold)
         self.contradiction_threshold = float(contradiction_threshold)
         self.top_k_evidence = top_k_evidence
+        self.min_evidence_score = min_evidence_score
 
     def _side_by_side(self) -> bool:
         if self.parallel is not None:
@@ -331,7 +337,8 @@ class Verifier:
         if self._pairer is None:
             from rag.pairing import EvidencePairer
 
-            self._pairer = EvidencePairer(encoder=self._encoder, top_k=self.top_k_evidence)
+            self._pairer = EvidencePairer(encoder=self._encoder, top_k=self.top_k_evidence,
+                                          min_score=self.min_evidence_score)
         return self._pairer
 
     def status_of(self, probs: np.ndarray) -> Status:

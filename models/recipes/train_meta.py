@@ -8,7 +8,7 @@ rows, and rows are weighted so that every set has the same total weight
 (``--weighting balanced``): no set dominates.
 
     python models/recipes/train_meta.py [--limit 800] [--weighting balanced] [--cache DIR]
-        [--out models/meta]
+        [--out models/meta] [--drop FEATURE ...]
 
 Writes ``ensemble.json`` (NLI, alignment and check features), ``alignment.json`` (alignment
 and check features only), ``nli_only.json`` (NLI features only), ``with_uncertainty.json``
@@ -141,7 +141,13 @@ def main() -> None:
     ap.add_argument("--cv", type=int, default=5, help="folds for the calibration data")
     ap.add_argument("--weighting", default="balanced", choices=["balanced", "none"],
                     help="balanced: every data set the same total weight (default)")
+    ap.add_argument("--drop", nargs="+", default=[], metavar="FEATURE",
+                    help="leave these features out of every classifier (an ablation: write "
+                    "it to another --out and compare the CV in training_log.json)")
     args = ap.parse_args()
+    unknown = sorted(set(args.drop) - set(all_features()))
+    if unknown:
+        ap.error(f"--drop: unknown features {unknown}; known: {list(all_features())}")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     t0 = time.perf_counter()
     verifier = Verifier(meta=None, alignment_classifier=None)
@@ -162,7 +168,10 @@ def main() -> None:
            "calibration": args.calibration, "cv": args.cv,
            "weighting": args.weighting,
            "classifiers": {}}
+    if args.drop:
+        log["dropped"] = list(args.drop)
     for model_name, group in GROUPS.items():
+        group = tuple(f for f in group if f not in args.drop)
         names = usable(group, feature_array(rows, group))
         X = feature_array(rows, names)
         # calibration folds leave whole data sets out: calibrated for a set not seen

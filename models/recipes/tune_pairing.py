@@ -34,36 +34,35 @@ HERE = Path(__file__).resolve().parent
 CUTS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35)
 
 
-def second_sentences(per_draft: int = 5, top_k: int = 3, seed: int = 7
-                     ) -> dict[str, tuple[list[float], list[tuple[str, str]]]]:
-    """Scores of FEVER train claims' evidence sentences, by kind.
+def sentence_scores(per_draft: int = 5, top_k: int = 3, seed: int = 7
+                    ) -> tuple[dict[str, list[float]], dict[str, list[tuple[str, str]]]]:
+    """Pairing scores of FEVER train claims' evidence sentences, by kind, and the
+    (sentence, claim) pairs of the ``own`` and ``unrelated`` ones.
 
-    ``own`` / ``unrelated``: the sentences ranked 2nd to ``top_k``-th (score and
-    (sentence, claim) pair), from the claim's own evidence or another claim's;
-    ``own_best``: each claim's best sentence in its own evidence; ``unrelated_best``: its
-    best sentence in the other claims' evidence (as if its own were not retrieved).
+    ``own`` / ``unrelated``: the sentences ranked 2nd to ``top_k``-th, from the claim's own
+    evidence or another claim's; ``own_best``: each claim's best sentence in its own
+    evidence; ``unrelated_best``: its best one in the other claims' evidence (as if its own
+    were not retrieved).
     """
     ex = load_preset("fever", "train")
     random.Random(seed).shuffle(ex)
     pairer = EvidencePairer(top_k=10_000, min_score=0.0)  # every sentence, ranked
-    out: dict[str, tuple[list[float], list[tuple[str, str]]]] = {
-        k: ([], []) for k in ("own", "unrelated", "own_best", "unrelated_best")}
+    scores: dict[str, list[float]] = {k: [] for k in ("own", "unrelated", "own_best",
+                                                      "unrelated_best")}
+    pairs: dict[str, list[tuple[str, str]]] = {"own": [], "unrelated": []}
     for d in range(len(ex) // per_draft):
         items = ex[d * per_draft:(d + 1) * per_draft]
         passages = [Evidence(e.evidence_text, f"d{i}", (0, len(e.evidence_text)))
                     for i, e in enumerate(items)]
         claims = [Claim(" ".join(e.claim.split())) for e in items]
         for ci, ce in enumerate(pairer.pair(claims, passages)):
-            own = [ev for ev in ce.evidence if ev.source_id == f"d{ci}"]
-            other = [ev for ev in ce.evidence if ev.source_id != f"d{ci}"]
-            if own and other:  # (a text can hold no sentence)
-                out["own_best"][0].append(float(own[0].score))
-                out["unrelated_best"][0].append(float(other[0].score))
-            for ev in ce.evidence[1:top_k]:
-                scores, pairs = out["own" if ev.source_id == f"d{ci}" else "unrelated"]
-                scores.append(float(ev.score))
-                pairs.append((ev.content, claims[ci].text))
-    return out
+            kinds = ["own" if ev.source_id == f"d{ci}" else "unrelated" for ev in ce.evidence]
+            scores["own_best"].append(ce.evidence[kinds.index("own")].score)
+            scores["unrelated_best"].append(ce.evidence[kinds.index("unrelated")].score)
+            for ev, kind in zip(ce.evidence[1:top_k], kinds[1:top_k], strict=True):
+                scores[kind].append(ev.score)
+                pairs[kind].append((ev.content, claims[ci].text))
+    return scores, pairs
 
 
 def main() -> None:
@@ -73,12 +72,12 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     from verifier.nli import NLIDetector
 
-    found = second_sentences()
-    own, other = np.array(found["own"][0]), np.array(found["unrelated"][0])
+    scores, pairs = sentence_scores()
+    own, other, own_best, other_best = (np.array(scores[k]) for k in (
+        "own", "unrelated", "own_best", "unrelated_best"))
     nli = NLIDetector()
-    contradicted = {k: round(float((nli.predict(found[k][1])[:, 2] > 0.5).mean()), 4)
-                    for k in ("own", "unrelated")}
-    own_best, other_best = np.array(found["own_best"][0]), np.array(found["unrelated_best"][0])
+    contradicted = {k: round(float((nli.predict(v)[:, 2] > 0.5).mean()), 4)
+                    for k, v in pairs.items()}
     logger.info("p(contradiction) > 0.5 for own second sentences %.3f, unrelated %.3f",
                 contradicted["own"], contradicted["unrelated"])
     rows = []
