@@ -164,3 +164,37 @@ def test_fold_of_keeps_rows_that_share_evidence_together(tmp_path: Path) -> None
     for bad in (1, 0, True, 2.5):
         with pytest.raises(ValueError, match="folds must be an int >= 2, got"):
             fold_of(rows[0], folds=bad)  # type: ignore[arg-type]
+
+
+def test_nli_holdout_splits_the_nli_training_sets_in_half_by_evidence() -> None:
+    from verifier.datasets import NLI_TRAINING_PRESETS, SUPPORTS, Example
+    from verifier.training import nli_holdout
+
+    assert set(NLI_TRAINING_PRESETS) == {"fever", "healthver", "covidfact", "scifact"}
+    docs = [f"Abstract {i}." for i in range(200)]
+    rows = [Example(f"{i}-{j}", f"Claim {j}.", d, SUPPORTS, "healthver", "train")
+            for i, d in enumerate(docs) for j in range(3)]
+    held = [nli_holdout(e) for e in rows]
+    assert 0.35 < sum(held) / len(held) < 0.65  # about half goes to the meta-classifier
+    by_doc: dict[str, set[bool]] = defaultdict(set)
+    for e, h in zip(rows, held, strict=True):
+        by_doc[e.evidence_text].add(h)
+    assert all(len(v) == 1 for v in by_doc.values())  # claims on one abstract: one side
+    # a set the NLI model is not trained on: every row is out of sample already
+    frank = [Example(str(i), "Summary.", d, SUPPORTS, "frank", "train") for i, d in enumerate(docs)]
+    assert all(nli_holdout(e) for e in frank)
+
+
+def test_sample_examples_filters_before_sampling(tmp_path: Path) -> None:
+    from verifier import training
+
+    root = _fever_root(tmp_path)
+    everything = load_preset("fever", "train", root=root)
+    odd = [e for e in everything if int(e.id) % 2]
+    assert 0 < len(odd) < len(everything)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(training, "load_preset", lambda name, split: load_preset(name, split, root=root))
+        got = training.sample_examples("fever", "train", None, where=lambda e: int(e.id) % 2 == 1)
+        assert got == odd
+        few = training.sample_examples("fever", "train", 2, where=lambda e: int(e.id) % 2 == 1)
+        assert len(few) == 2 and all(e in odd for e in few)

@@ -44,6 +44,12 @@ from typing import Any, Literal
 
 Split = Literal["train", "eval"]
 
+#: Presets whose ``train`` split the embedded NLI model was trained on
+#: (``models/recipes/prepare_nli_data.py``): HealthVer, COVID-Fact and SciFact mixed into
+#: its human-written NLI pairs, FEVER in its last fine-tuning stage. Its scores on these
+#: train rows are not those of unseen data (``benchmarks/nli_seen_rows.py``).
+NLI_TRAINING_PRESETS: tuple[str, ...] = ("healthver", "covidfact", "scifact", "fever")
+
 #: Canonical label names (3-class). 2-class data sets use SUPPORTS / REFUTES or
 #: SUPPORTS / NOT_SUPPORTED.
 SUPPORTS, REFUTES, NEI, NOT_SUPPORTED = "SUPPORTS", "REFUTES", "NOT ENOUGH INFO", "NOT_SUPPORTED"

@@ -13,11 +13,20 @@ import logging
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from verifier.datasets import NEI, NOT_SUPPORTED, REFUTES, SUPPORTS, Example, Split, load_preset
+from verifier.datasets import (
+    NEI,
+    NLI_TRAINING_PRESETS,
+    NOT_SUPPORTED,
+    REFUTES,
+    SUPPORTS,
+    Example,
+    Split,
+    load_preset,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -36,10 +45,15 @@ def status_label(label: str) -> str:
         raise ValueError(f"label must be one of {sorted(_STATUS)}, got {label!r}") from None
 
 
-def sample_examples(name: str, split: Split, limit: int | None, seed: int = 0
-                    ) -> list[Example]:
-    """A preset's split, or a seeded random sample of ``limit`` of its examples."""
+def sample_examples(name: str, split: Split, limit: int | None, seed: int = 0, *,
+                    where: Callable[[Example], bool] | None = None) -> list[Example]:
+    """A preset's split, or a seeded random sample of ``limit`` of its examples.
+
+    ``where``: keep only the examples it returns true for (before sampling).
+    """
     ex = load_preset(name, split)
+    if where is not None:
+        ex = [e for e in ex if where(e)]
     if limit is not None and 0 < limit < len(ex):
         ex = random.Random(f"{name}-{split}-{seed}").sample(ex, limit)
     return ex
@@ -126,3 +140,25 @@ def fold_of(example: Example, folds: int = 5) -> int:
     if key is None:
         key = hashlib.md5(example.evidence_text.encode()).hexdigest()
     return int(hashlib.md5(f"{example.dataset}|{key}".encode()).hexdigest(), 16) % folds
+
+
+def nli_holdout(example: Example) -> bool:
+    """Whether a ``train`` example stays out of the NLI model's training data, for stacking.
+
+    The meta-classifiers learn from the NLI model's features, and on rows the NLI model was
+    trained on those are in-sample (``benchmarks/nli_seen_rows.py``). With
+    ``prepare_nli_data.py --meta-holdout`` the NLI data leave out every example this returns
+    true for, and ``train_meta.py --nli-holdout`` fits the meta-classifiers on those only:
+    half of each set in :data:`~verifier.datasets.NLI_TRAINING_PRESETS` (by
+    :func:`fold_of` with two folds, so rows that share evidence stay on one side) and every
+    example of the other sets.
+
+    Example:
+        >>> a = Example("1", "It rained.", "Rain fell all day.", SUPPORTS, "healthver", "train")
+        >>> b = Example("2", "It was dry.", "Rain fell all day.", REFUTES, "healthver", "train")
+        >>> nli_holdout(a) == nli_holdout(b)
+        True
+        >>> nli_holdout(Example("3", "It rained.", "Rain.", SUPPORTS, "frank", "train"))
+        True
+    """
+    return example.dataset not in NLI_TRAINING_PRESETS or fold_of(example, folds=2) == 0

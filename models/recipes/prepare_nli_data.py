@@ -20,6 +20,9 @@ only for distillation) into ``--out``:
   FEVER-Symmetric v0.2 test (2-class, ``contradiction`` stands for REFUTES).
 
 Nothing from an ``eval`` split is ever written to a ``train_*`` or ``distill_*`` file.
+``--meta-holdout`` also leaves out the train examples that ``verifier.training.nli_holdout``
+keeps for the meta-classifiers (half of HealthVer, COVID-Fact, SciFact and FEVER), so that
+``train_meta.py --nli-holdout`` fits them on features the NLI model has not learnt.
 
 Usage: python models/recipes/prepare_nli_data.py --out .work/nli-data
 """
@@ -34,6 +37,7 @@ from pathlib import Path
 
 from verifier.datasets import (
     NEI,
+    NLI_TRAINING_PRESETS,
     NOT_SUPPORTED,
     REFUTES,
     SUPPORTS,
@@ -41,6 +45,7 @@ from verifier.datasets import (
     data_root,
     load_preset,
 )
+from verifier.training import nli_holdout
 
 TO_NLI = {SUPPORTS: "entailment", REFUTES: "contradiction", NEI: "neutral"}
 _SENT = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
@@ -71,7 +76,15 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--replay", type=int, default=15000,
                     help="rows of train_human.jsonl in replay_human.jsonl")
+    ap.add_argument("--meta-holdout", action="store_true",
+                    help="leave the train examples verifier.training.nli_holdout picks (half "
+                    "of each claim-verification set used) out of every file, for "
+                    "train_meta.py --nli-holdout")
     args = ap.parse_args()
+
+    def used(ex: Example) -> bool:
+        return not (args.meta_holdout and nli_holdout(ex))
+
     root = data_root()
     args.out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(args.seed)
@@ -81,8 +94,10 @@ def main() -> None:
         for r in _read(root / "nli-train" / "nli_train_human.jsonl")
     ]
     extra, distill = [], []
-    for preset in ("healthver", "covidfact", "scifact"):
-        for ex in load_preset(preset, "train"):
+    for preset in NLI_TRAINING_PRESETS:
+        if preset == "fever":  # its own file, train_fever.jsonl, below
+            continue
+        for ex in filter(used, load_preset(preset, "train")):
             if ex.label in TO_NLI:
                 extra.append({"premise": ex.evidence_text, "hypothesis": ex.claim,
                               "label": TO_NLI[ex.label], "source": f"{preset}_train"})
@@ -96,7 +111,7 @@ def main() -> None:
     rng.shuffle(train)
     _write(args.out / "train_human.jsonl", train)
     _write(args.out / "replay_human.jsonl", train[: args.replay])
-    fever = [_two_class(ex, "fever_train") for ex in load_preset("fever", "train")]
+    fever = [_two_class(ex, "fever_train") for ex in load_preset("fever", "train") if used(ex)]
     random.Random(args.seed + 1).shuffle(fever)  # own stream: the older files stay as they were
     _write(args.out / "train_fever.jsonl", fever)
     _write(args.out / "dev2_fever_sym.jsonl",

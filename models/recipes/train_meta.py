@@ -8,7 +8,7 @@ rows, and rows are weighted so that every set has the same total weight
 (``--weighting balanced``): no set dominates.
 
     python models/recipes/train_meta.py [--limit 800] [--weighting balanced] [--cache DIR]
-        [--out models/meta] [--drop FEATURE ...]
+        [--out models/meta] [--drop FEATURE ...] [--nli-holdout]
 
 Writes ``ensemble.json`` (NLI, alignment and check features), ``alignment.json`` (alignment
 and check features only), ``nli_only.json`` (NLI features only), ``with_uncertainty.json``
@@ -34,6 +34,7 @@ from verifier.training import (
     collect_features,
     feature_array,
     fold_of,
+    nli_holdout,
     sample_examples,
 )
 from verifier.verify import Verifier, all_features
@@ -141,6 +142,11 @@ def main() -> None:
     ap.add_argument("--cv", type=int, default=5, help="folds for the calibration data")
     ap.add_argument("--weighting", default="balanced", choices=["balanced", "none"],
                     help="balanced: every data set the same total weight (default)")
+    ap.add_argument("--nli-holdout", action="store_true",
+                    help="fit on the train examples verifier.training.nli_holdout picks only: "
+                    "for an NLI model trained on data from prepare_nli_data.py --meta-holdout "
+                    "(with the shipped one, whose data had them all, it changes nothing but "
+                    "the row count)")
     ap.add_argument("--drop", nargs="+", default=[], metavar="FEATURE",
                     help="leave these features out of every classifier (an ablation: write "
                     "it to another --out and compare the CV in training_log.json)")
@@ -153,7 +159,8 @@ def main() -> None:
     verifier = Verifier(meta=None, alignment_classifier=None)
     rows, examples = [], []
     for name in META_SETS:
-        ex = sample_examples(name, "train", args.limit or None)
+        ex = sample_examples(name, "train", args.limit or None,
+                             where=nli_holdout if args.nli_holdout else None)
         cache = args.cache / "train.jsonl" if args.cache else None
         rows += collect_features(verifier, ex, cache=cache)
         examples += ex
@@ -170,6 +177,8 @@ def main() -> None:
            "classifiers": {}}
     if args.drop:
         log["dropped"] = list(args.drop)
+    if args.nli_holdout:
+        log["nli_holdout"] = True
     for model_name, group in GROUPS.items():
         group = tuple(f for f in group if f not in args.drop)
         names = usable(group, feature_array(rows, group))
