@@ -312,3 +312,18 @@ def test_verifier_strictness_moves_the_learned_cut() -> None:
            for st in ("lenient", "balanced", "strict")}
     assert got == {"lenient": Status.SUPPORTED, "balanced": Status.SUPPORTED,
                    "strict": Status.INSUFFICIENT_INFO}  # strict needs 0.3 + 0.2
+
+
+@pytest.mark.slow
+def test_default_verifier_reads_unrelated_evidence_as_insufficient_info() -> None:
+    """The shipped classifiers learnt from claims checked against other claims' documents
+    (``pipeline_features``): a sentence about something else is not a contradiction, even
+    with the pairer's relevance floor off."""
+    v = Verifier(min_evidence_score=0.0)
+    draft = ("Paris is the capital of France. "
+             "Quokkas are small marsupials that eat leaves of the moon.")
+    rep = v.verify(draft, evidence=["Paris is the capital of France. The Seine flows through "
+                                    "Paris."])
+    assert [r.status for r in rep.verdicts] == [Status.SUPPORTED, Status.INSUFFICIENT_INFO]
+    assert rep.verdicts[1].evidence  # no floor: it was given evidence, and not believed
+    assert rep.verdicts[1].scores["nli.units"] >= 1

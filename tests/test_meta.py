@@ -140,3 +140,56 @@ def test_sample_weight_errors(bad: np.ndarray, match: str) -> None:
                                sample_weight=bad)
     with pytest.raises(ValueError, match="groups must be a non-empty 1-D"):
         balanced_weights([])
+
+
+def test_pipeline_features_checks_claims_with_and_without_their_document(tmp_path) -> None:
+    from types import SimpleNamespace
+
+    from verifier.datasets import Example
+    from verifier.training import PIPELINE_SET, fold_of, pipeline_features
+    from verifier.types import ClaimEvidence
+
+    seen: list[tuple[str, list[str]]] = []
+
+    class Pairer:  # evidence: the passages sharing the claim's first word
+        def pair(self, claims, passages):
+            word = claims[0].text.split()[0]
+            return [ClaimEvidence(claims[0], tuple(p for p in passages
+                                                   if word in p.content.split()))]
+
+    class FakeVerifier:
+        pairer = Pairer()
+
+        def verify_claims(self, paired, passages):
+            seen.append((paired[0].claim.text, [p.content for p in passages]))
+            return [SimpleNamespace(scores={"nli.units": float(len(paired[0].evidence))})]
+
+    def ex(i: str, claim: str, doc: str, label: str, group: str) -> Example:
+        return Example(i, claim, doc, label, "fever", "train", {"group": group})
+
+    examples = [ex("a", "alpha won.", "alpha lost in 1990.", "REFUTES", "g1"),
+                ex("b", "beta won.", "beta won in 1991.", "SUPPORTS", "g1"),  # a's group
+                ex("c", "gamma won.", "gamma won; alpha too.", "SUPPORTS", "g3"),
+                ex("d", "delta won.", "delta won.", "NOT ENOUGH INFO", "g4"),  # not a claim
+                ex("e", "eps won.", "eps won.", "SUPPORTS", "g5")]
+    cache = tmp_path / "pipeline.jsonl"
+    rows, owners = pipeline_features(FakeVerifier(), examples, distractors=2, cache=cache)
+    by_id = {r["id"]: r for r in rows}
+    # "a" against c and e (b shares its evidence group; d is no claim), with and without
+    # its own document; c's document mentions alpha
+    assert seen[0][0] == "alpha won."
+    assert set(seen[0][1]) == {"alpha lost in 1990.", "gamma won; alpha too.", "eps won."}
+    assert set(seen[1][1]) == {"gamma won; alpha too.", "eps won."}
+    assert by_id["a:with"]["status"] == "Contradictory"
+    assert by_id["a:without"]["status"] == "Insufficient_Info"  # evidence, none about it
+    assert by_id["b:with"]["status"] == "Supported" and "b:without" not in by_id  # none found
+    assert not any(r["id"].startswith("d:") for r in rows)  # NEI examples are not claims
+    assert {r["dataset"] for r in rows} == {PIPELINE_SET}
+    assert [o.id for o in owners] == [r["id"].split(":")[0] for r in rows]
+    assert len({fold_of(o) for o in owners if o.id == "a"}) == 1
+    # cached: nothing verified again, same rows
+    seen.clear()
+    again, _ = pipeline_features(FakeVerifier(), examples, distractors=2, cache=cache)
+    assert seen == [] and again == rows
+    with pytest.raises(ValueError, match="distractors must be an int >= 1, got 0"):
+        pipeline_features(FakeVerifier(), examples, distractors=0)

@@ -33,6 +33,8 @@ logger = logging.getLogger(__name__)
 #: Data sets with both a training and an evaluation split (see :mod:`verifier.datasets`).
 META_SETS: tuple[str, ...] = ("fever", "fever-sym", "healthver", "scifact", "covidfact",
                               "summedits", "frank")
+#: The data set name of :func:`pipeline_features` rows (FEVER claims checked as in a draft).
+PIPELINE_SET = "fever-pipeline"
 _STATUS = {SUPPORTS: "Supported", REFUTES: "Contradictory", NEI: "Insufficient_Info",
            NOT_SUPPORTED: "Not_Supported"}
 
@@ -71,13 +73,7 @@ def collect_features(verifier: Any, examples: Sequence[Example], *, batch_size: 
         cache: A JSONL file: rows already there (same ``dataset`` and ``id``) are reused and
             new rows are appended, so an interrupted run resumes.
     """
-    done: dict[tuple[str, str], dict[str, Any]] = {}
-    if cache is not None and Path(cache).is_file():
-        with Path(cache).open(encoding="utf-8") as fh:
-            for line in fh:
-                if line.strip():
-                    r = json.loads(line)
-                    done[(r["dataset"], r["id"])] = r
+    done = _read_cache(cache)
     todo = [e for e in examples if (e.dataset, e.id) not in done]
     t0 = time.perf_counter()
     if cache is not None:
@@ -91,8 +87,7 @@ def collect_features(verifier: Any, examples: Sequence[Example], *, batch_size: 
             for e, v in zip(batch, verdicts, strict=True):
                 r = {"id": e.id, "dataset": e.dataset, "label": e.label,
                      "status": status_label(e.label), "meta": e.meta,
-                     "features": {k: (None if isinstance(x, float) and math.isnan(x) else x)
-                                  for k, x in v.scores.items()}}
+                     "features": _jsonable(v.scores)}
                 done[(e.dataset, e.id)] = r
                 if out_fh is not None:
                     out_fh.write(json.dumps(r) + "\n")
@@ -104,6 +99,101 @@ def collect_features(verifier: Any, examples: Sequence[Example], *, batch_size: 
         if out_fh is not None:
             out_fh.close()
     return [done[(e.dataset, e.id)] for e in examples]
+
+
+def _read_cache(cache: str | Path | None) -> dict[tuple[str, str], dict[str, Any]]:
+    done: dict[tuple[str, str], dict[str, Any]] = {}
+    if cache is not None and Path(cache).is_file():
+        with Path(cache).open(encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    r = json.loads(line)
+                    done[(r["dataset"], r["id"])] = r
+    return done
+
+
+def _jsonable(scores: dict[str, float]) -> dict[str, float | None]:
+    return {k: (None if isinstance(x, float) and math.isnan(x) else x)
+            for k, x in scores.items()}
+
+
+def pipeline_features(verifier: Any, examples: Sequence[Example], *, distractors: int = 4,
+                      cache: str | Path | None = None
+                      ) -> tuple[list[dict[str, Any]], list[Example]]:
+    """Feature rows of claims checked the way :meth:`Verifier.verify` checks a draft's.
+
+    The labelled pairs of :func:`collect_features` give the detectors one gold evidence text
+    per claim; a draft's claims get the sentences that ``verifier.pairer`` picks from all the
+    passages, several per claim, some about something else, and none at all when nothing
+    reaches its floor. Each SUPPORTS / REFUTES example is checked twice against the
+    documents (evidence texts) of ``distractors`` other examples (the next ones in
+    ``examples`` with other evidence): with its own document among them (status from its
+    label) and without it (``Insufficient_Info``: nothing given is about the claim). A case
+    in which the pairer finds no evidence gives no row: the verifier decides it without the
+    meta-classifiers.
+
+    Returns:
+        The rows (as :func:`collect_features`; ``dataset`` :data:`PIPELINE_SET`, ``id``
+        ``"<id>:with"`` / ``"<id>:without"``) and, for each row, the example it checks (for
+        :func:`fold_of`: both cases of a claim fall in its fold).
+    """
+    from verifier.types import Claim, Evidence
+
+    if not isinstance(distractors, int) or isinstance(distractors, bool) or distractors < 1:
+        raise ValueError(f"distractors must be an int >= 1, got {distractors!r}")
+    pool = [e for e in examples if e.label in (SUPPORTS, REFUTES)]
+    done = _read_cache(cache)
+    out_fh = None
+    if cache is not None:
+        Path(cache).parent.mkdir(parents=True, exist_ok=True)
+        out_fh = Path(cache).open("a", encoding="utf-8")
+    rows: list[dict[str, Any]] = []
+    owners: list[Example] = []
+    t0 = time.perf_counter()
+    try:
+        for i, e in enumerate(pool):
+            others = []
+            for k in range(1, len(pool)):
+                o = pool[(i + k) % len(pool)]
+                if len(others) == distractors:
+                    break
+                if fold_group(o) != fold_group(e):
+                    others.append(o)
+            for case, docs in (("with", [e, *others]), ("without", others)):
+                key = (PIPELINE_SET, f"{e.id}:{case}")
+                if key not in done:
+                    done[key] = _pipeline_row(verifier, e, case, docs, Claim, Evidence)
+                    if out_fh is not None:
+                        out_fh.write(json.dumps(done[key]) + "\n")
+                if done[key]["features"] is not None:
+                    rows.append(done[key])
+                    owners.append(e)
+            if out_fh is not None and i % 100 == 99:
+                out_fh.flush()
+                logger.info("%d/%d claims, %.0fs", i + 1, len(pool), time.perf_counter() - t0)
+    finally:
+        if out_fh is not None:
+            out_fh.close()
+    return rows, owners
+
+
+def _pipeline_row(verifier: Any, e: Example, case: str, docs: Sequence[Example],
+                  claim_cls: Any, evidence_cls: Any) -> dict[str, Any]:
+    # the claim's own document at a position of its own (not always first)
+    order = list(docs)
+    j = int(hashlib.md5(e.id.encode()).hexdigest(), 16) % len(order)
+    order[0], order[j] = order[j], order[0]
+    passages = [evidence_cls(d.evidence_text, f"d{k}", (0, len(d.evidence_text)))
+                for k, d in enumerate(order)]
+    paired = verifier.pairer.pair([claim_cls(" ".join(e.claim.split()))], passages)
+    found = bool(paired[0].evidence)
+    (v,) = verifier.verify_claims(paired, passages=passages)
+    with_own = case == "with"
+    return {"id": f"{e.id}:{case}", "dataset": PIPELINE_SET,
+            "label": e.label if with_own else NEI,
+            "status": status_label(e.label) if with_own else "Insufficient_Info",
+            "meta": {**e.meta, "claim_id": e.id, "case": case},
+            "features": _jsonable(v.scores) if found else None}
 
 
 def feature_array(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> Any:
@@ -136,10 +226,20 @@ def fold_of(example: Example, folds: int = 5) -> int:
     """
     if not isinstance(folds, int) or isinstance(folds, bool) or folds < 2:
         raise ValueError(f"folds must be an int >= 2, got {folds!r}")
+    return int(hashlib.md5(f"{example.dataset}|{fold_group(example)}".encode()).hexdigest(),
+               16) % folds
+
+
+def fold_group(example: Example) -> str:
+    """The evidence group that :func:`fold_of` keeps in one fold.
+
+    FEVER's ``meta["group"]`` (pairs linked by a shared evidence sentence), else a hash of
+    the evidence text.
+    """
     key = (example.meta or {}).get("group")
-    if key is None:
-        key = hashlib.md5(example.evidence_text.encode()).hexdigest()
-    return int(hashlib.md5(f"{example.dataset}|{key}".encode()).hexdigest(), 16) % folds
+    if key is not None:
+        return str(key)
+    return hashlib.md5(example.evidence_text.encode()).hexdigest()
 
 
 def nli_holdout(example: Example) -> bool:
