@@ -27,6 +27,7 @@ from verifier.datasets import (
     Split,
     load_preset,
 )
+from verifier.types import Claim, Evidence
 
 logger = logging.getLogger(__name__)
 
@@ -137,8 +138,6 @@ def pipeline_features(verifier: Any, examples: Sequence[Example], *, distractors
         ``"<id>:with"`` / ``"<id>:without"``) and, for each row, the example it checks (for
         :func:`fold_of`: both cases of a claim fall in its fold).
     """
-    from verifier.types import Claim, Evidence
-
     if not isinstance(distractors, int) or isinstance(distractors, bool) or distractors < 1:
         raise ValueError(f"distractors must be an int >= 1, got {distractors!r}")
     pool = [e for e in examples if e.label in (SUPPORTS, REFUTES)]
@@ -162,7 +161,7 @@ def pipeline_features(verifier: Any, examples: Sequence[Example], *, distractors
             for case, docs in (("with", [e, *others]), ("without", others)):
                 key = (PIPELINE_SET, f"{e.id}:{case}")
                 if key not in done:
-                    done[key] = _pipeline_row(verifier, e, case, docs, Claim, Evidence)
+                    done[key] = _pipeline_row(verifier, e, case, docs)
                     if out_fh is not None:
                         out_fh.write(json.dumps(done[key]) + "\n")
                 if done[key]["features"] is not None:
@@ -177,15 +176,15 @@ def pipeline_features(verifier: Any, examples: Sequence[Example], *, distractors
     return rows, owners
 
 
-def _pipeline_row(verifier: Any, e: Example, case: str, docs: Sequence[Example],
-                  claim_cls: Any, evidence_cls: Any) -> dict[str, Any]:
+def _pipeline_row(verifier: Any, e: Example, case: str, docs: Sequence[Example]
+                  ) -> dict[str, Any]:
     # the claim's own document at a position of its own (not always first)
     order = list(docs)
     j = int(hashlib.md5(e.id.encode()).hexdigest(), 16) % len(order)
     order[0], order[j] = order[j], order[0]
-    passages = [evidence_cls(d.evidence_text, f"d{k}", (0, len(d.evidence_text)))
+    passages = [Evidence(d.evidence_text, f"d{k}", (0, len(d.evidence_text)))
                 for k, d in enumerate(order)]
-    paired = verifier.pairer.pair([claim_cls(" ".join(e.claim.split()))], passages)
+    paired = verifier.pairer.pair([Claim(" ".join(e.claim.split()))], passages)
     found = bool(paired[0].evidence)
     (v,) = verifier.verify_claims(paired, passages=passages)
     with_own = case == "with"
