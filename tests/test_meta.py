@@ -193,3 +193,7 @@ def test_pipeline_features_checks_claims_with_and_without_their_document(tmp_pat
     assert seen == [] and again == rows
     with pytest.raises(ValueError, match="distractors must be an int >= 1, got 0"):
         pipeline_features(FakeVerifier(), examples, distractors=0)
+    # one evidence group only: nothing else to check a claim against, only the "with" rows
+    seen.clear()
+    alone, _ = pipeline_features(FakeVerifier(), examples[:2])
+    assert [r["id"] for r in alone] == ["a:with", "b:with"] and len(seen) == 2

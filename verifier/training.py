@@ -159,6 +159,8 @@ def pipeline_features(verifier: Any, examples: Sequence[Example], *, distractors
                 if fold_group(o) != fold_group(e):
                     others.append(o)
             for case, docs in (("with", [e, *others]), ("without", others)):
+                if not docs:  # no other evidence group to check the claim against
+                    continue
                 key = (PIPELINE_SET, f"{e.id}:{case}")
                 if key not in done:
                     done[key] = _pipeline_row(verifier, e, case, docs)
