@@ -22,9 +22,9 @@ import numpy as np
 from _common import write_result
 
 from verifier.datasets import SUPPORTS, load_preset
+from verifier.training import META_SETS
 
 logger = logging.getLogger("split_overlap")
-PRESETS = ("fever", "fever-sym", "healthver", "scifact", "covidfact", "summedits", "frank")
 
 
 def overlap(name: str) -> tuple[float, set[str]]:
@@ -56,7 +56,7 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     result: dict[str, object] = {}
     shared_ids: set[str] = set()
-    for name in PRESETS:
+    for name in META_SETS:
         share, ids = overlap(name)
         if name == args.preset:
             shared_ids = ids

@@ -96,21 +96,20 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     return 0
 
 
-def _unit_interval(text: str) -> float:
-    """An argparse type: a number in [0, 1]."""
+def _min_score(text: str) -> float:
+    """An argparse type: a pairer floor (:func:`rag.pairing.check_min_score`)."""
+    from rag.pairing import check_min_score
+
     try:
-        value = float(text)
+        return check_min_score(float(text), "the score")
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a number in [0, 1], got {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text!r}")
-    return value
 
 
 def _add_min_evidence_score(p: argparse.ArgumentParser) -> None:
     from rag.pairing import MIN_SCORE
 
-    p.add_argument("--min-evidence-score", type=_unit_interval, default=MIN_SCORE,
+    p.add_argument("--min-evidence-score", type=_min_score, default=MIN_SCORE,
                    help="least pairing score of an evidence sentence (0: no floor); a claim "
                    "with no sentence above it is Insufficient_Info")
 

@@ -8,6 +8,7 @@ training and inference compute exactly the same columns. Used by
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import math
@@ -74,43 +75,66 @@ def collect_features(verifier: Any, examples: Sequence[Example], *, batch_size: 
         cache: A JSONL file: rows already there (same ``dataset`` and ``id``) are reused and
             new rows are appended, so an interrupted run resumes.
     """
-    done = _read_cache(cache)
-    todo = [e for e in examples if (e.dataset, e.id) not in done]
     t0 = time.perf_counter()
-    if cache is not None:
-        Path(cache).parent.mkdir(parents=True, exist_ok=True)
-    out_fh = Path(cache).open("a", encoding="utf-8") if cache is not None else None
-    try:
+    with _FeatureCache(cache) as done:
+        todo = [e for e in examples if (e.dataset, e.id) not in done]
         for i in range(0, len(todo), batch_size):
             batch = todo[i: i + batch_size]
             verdicts = verifier.verify_pairs([e.claim for e in batch],
                                              [e.evidence_text for e in batch])
             for e, v in zip(batch, verdicts, strict=True):
-                r = {"id": e.id, "dataset": e.dataset, "label": e.label,
-                     "status": status_label(e.label), "meta": e.meta,
-                     "features": _jsonable(v.scores)}
-                done[(e.dataset, e.id)] = r
-                if out_fh is not None:
-                    out_fh.write(json.dumps(r) + "\n")
-            if out_fh is not None:
-                out_fh.flush()
+                done.add({"id": e.id, "dataset": e.dataset, "label": e.label,
+                          "status": status_label(e.label), "meta": e.meta,
+                          "features": _jsonable(v.scores)})
+            done.flush()
             logger.info("%d/%d pairs, %.0fs", min(i + batch_size, len(todo)), len(todo),
                         time.perf_counter() - t0)
-    finally:
-        if out_fh is not None:
-            out_fh.close()
-    return [done[(e.dataset, e.id)] for e in examples]
+        return [done[(e.dataset, e.id)] for e in examples]
 
 
-def _read_cache(cache: str | Path | None) -> dict[tuple[str, str], dict[str, Any]]:
-    done: dict[tuple[str, str], dict[str, Any]] = {}
-    if cache is not None and Path(cache).is_file():
-        with Path(cache).open(encoding="utf-8") as fh:
-            for line in fh:
-                if line.strip():
-                    r = json.loads(line)
-                    done[(r["dataset"], r["id"])] = r
-    return done
+class _FeatureCache:
+    """Feature rows by ``(dataset, id)``, kept in a JSONL file (``None``: in memory only).
+
+    The file's rows are read first, and :meth:`add` appends new ones, so an interrupted run
+    resumes. A context manager (the file is open inside the ``with`` block).
+    """
+
+    def __init__(self, path: str | Path | None) -> None:
+        self.path = None if path is None else Path(path)
+        self.rows: dict[tuple[str, str], dict[str, Any]] = {}
+        if self.path is not None and self.path.is_file():
+            with self.path.open(encoding="utf-8") as fh:
+                for line in fh:
+                    if line.strip():
+                        r = json.loads(line)
+                        self.rows[(r["dataset"], r["id"])] = r
+        self._fh: Any = None
+
+    def __enter__(self) -> _FeatureCache:
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh = self.path.open("a", encoding="utf-8")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+    def __contains__(self, key: tuple[str, str]) -> bool:
+        return key in self.rows
+
+    def __getitem__(self, key: tuple[str, str]) -> dict[str, Any]:
+        return self.rows[key]
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.rows[(row["dataset"], row["id"])] = row
+        if self._fh is not None:
+            self._fh.write(json.dumps(row) + "\n")
+
+    def flush(self) -> None:
+        if self._fh is not None:
+            self._fh.flush()
 
 
 def _jsonable(scores: dict[str, float]) -> dict[str, float | None]:
@@ -141,40 +165,27 @@ def pipeline_features(verifier: Any, examples: Sequence[Example], *, distractors
     if not isinstance(distractors, int) or isinstance(distractors, bool) or distractors < 1:
         raise ValueError(f"distractors must be an int >= 1, got {distractors!r}")
     pool = [e for e in examples if e.label in (SUPPORTS, REFUTES)]
-    done = _read_cache(cache)
-    out_fh = None
-    if cache is not None:
-        Path(cache).parent.mkdir(parents=True, exist_ok=True)
-        out_fh = Path(cache).open("a", encoding="utf-8")
+    groups = [fold_group(e) for e in pool]
     rows: list[dict[str, Any]] = []
     owners: list[Example] = []
     t0 = time.perf_counter()
-    try:
+    with _FeatureCache(cache) as done:
         for i, e in enumerate(pool):
-            others = []
-            for k in range(1, len(pool)):
-                o = pool[(i + k) % len(pool)]
-                if len(others) == distractors:
-                    break
-                if fold_group(o) != fold_group(e):
-                    others.append(o)
+            nxt = ((i + k) % len(pool) for k in range(1, len(pool)))
+            others = [pool[j] for j in itertools.islice(
+                (j for j in nxt if groups[j] != groups[i]), distractors)]
             for case, docs in (("with", [e, *others]), ("without", others)):
                 if not docs:  # no other evidence group to check the claim against
                     continue
                 key = (PIPELINE_SET, f"{e.id}:{case}")
                 if key not in done:
-                    done[key] = _pipeline_row(verifier, e, case, docs)
-                    if out_fh is not None:
-                        out_fh.write(json.dumps(done[key]) + "\n")
+                    done.add(_pipeline_row(verifier, e, case, docs))
                 if done[key]["features"] is not None:
                     rows.append(done[key])
                     owners.append(e)
-            if out_fh is not None and i % 100 == 99:
-                out_fh.flush()
+            if i % 100 == 99:
+                done.flush()
                 logger.info("%d/%d claims, %.0fs", i + 1, len(pool), time.perf_counter() - t0)
-    finally:
-        if out_fh is not None:
-            out_fh.close()
     return rows, owners
 
 
@@ -187,14 +198,15 @@ def _pipeline_row(verifier: Any, e: Example, case: str, docs: Sequence[Example]
     passages = [Evidence(d.evidence_text, f"d{k}", (0, len(d.evidence_text)))
                 for k, d in enumerate(order)]
     paired = verifier.pairer.pair([Claim(" ".join(e.claim.split()))], passages)
-    found = bool(paired[0].evidence)
-    (v,) = verifier.verify_claims(paired, passages=passages)
+    features = None  # no evidence: the verifier decides without the meta-classifiers
+    if paired[0].evidence:
+        (v,) = verifier.verify_claims(paired, passages=passages)
+        features = _jsonable(v.scores)
     with_own = case == "with"
     return {"id": f"{e.id}:{case}", "dataset": PIPELINE_SET,
             "label": e.label if with_own else NEI,
             "status": status_label(e.label) if with_own else "Insufficient_Info",
-            "meta": {**e.meta, "claim_id": e.id, "case": case},
-            "features": _jsonable(v.scores) if found else None}
+            "meta": {**e.meta, "claim_id": e.id, "case": case}, "features": features}
 
 
 def feature_array(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> Any:
