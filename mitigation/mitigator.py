@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from mitigation.checks import DEFAULT_CHECKS, Check, Finding, Severity, run_checks
@@ -61,17 +61,29 @@ class Edit:
 
 @dataclass(frozen=True)
 class Reference:
-    """One numbered source of the answer."""
+    """One numbered source of the answer.
+
+    Attributes:
+        number: The ``[n]`` the answer cites it by.
+        source_id: The source.
+        excerpt: The cited evidence in context; when several claims cite different
+            sentences of one source, their excerpts joined by `` … `` (each cited sentence
+            is quoted).
+        span: The first cited evidence span in the source.
+        spans: Every cited evidence span in the source, in citation order.
+    """
 
     number: int
     source_id: str
     excerpt: str
     span: tuple[int, int]
+    spans: tuple[tuple[int, int], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable dict."""
         return {"number": self.number, "source_id": self.source_id, "excerpt": self.excerpt,
-                "span": list(self.span)}
+                "span": list(self.span),
+                "spans": [list(sp) for sp in (self.spans or (self.span,))]}
 
 
 @dataclass(frozen=True)
@@ -84,7 +96,10 @@ class MitigatedAnswer:
         references: Numbered sources (one per ``source_id``).
         edits: One edit per claim, in draft order.
         grounding_score: ``(verified + 0.5 * partially verified - unverified) / claims``,
-            clamped to [0, 1], over verifiable claims (1.0 when there are none).
+            clamped to [0, 1], over verifiable claims (1.0 when there are none). Verified:
+            ``Supported`` with no HIGH check finding; partially: ``Supported`` with one;
+            unverified: ``Contradictory`` or ``Insufficient_Info``, whatever mitigation
+            then did with it (a corrected claim was still wrong in the draft).
         hallucination_score: ``(contradicted + 0.5 * unverifiable) / claims`` over verifiable
             claims, clamped to [0, 1].
         strictness: The mode used.
@@ -135,7 +150,7 @@ class MitigatedAnswer:
 
 
 def _hedge(claim: str) -> str:
-    body = claim.strip().rstrip(".!")
+    body = _CITE.sub("", claim).strip().rstrip(".!")
     first = body.split(" ", 1)[0]
     names = " ".join(find_names(body))
     if first and first[0].isupper() and first not in names.split():
@@ -145,7 +160,7 @@ def _hedge(claim: str) -> str:
 
 def _warning(claim: str) -> str:
     return (f"Note: a statement that the sources contradict was removed "
-            f"(“{claim.strip().rstrip('.')}”).")
+            f"(“{_CITE.sub('', claim).strip().rstrip('.')}”).")
 
 
 def correct_claim(text: str, evidence: Sequence[str], findings: Sequence[Finding] = ()
@@ -318,8 +333,16 @@ class Mitigator:
                     return None
                 numbers[ev.source_id] = len(numbers) + 1
                 refs.append(Reference(numbers[ev.source_id], ev.source_id,
-                                      self._excerpt(ev, documents), ev.span))
-            return numbers[ev.source_id]
+                                      self._excerpt(ev, documents), ev.span, (ev.span,)))
+                return numbers[ev.source_id]
+            n = numbers[ev.source_id]
+            ref = refs[n - 1]
+            if ev.span not in ref.spans and " ".join(ev.content.split()) not in ref.excerpt:
+                # another sentence of the same source: quote it too
+                refs[n - 1] = replace(ref, excerpt=f"{ref.excerpt} … "
+                                      f"{self._excerpt(ev, documents)}",
+                                      spans=(*ref.spans, ev.span))
+            return n
 
         decisions = {i: self._decide(verdicts[i], draft[slice(*verdicts[i].claim.span)])
                      for i in order}
@@ -327,23 +350,35 @@ class Mitigator:
         out: list[str] = []
         pos = 0
         sentences = trimmed_sentence_spans(draft) or [(0, len(draft))]
+        dropped = False  # the last sentence written was removed whole
+
+        def gap(text: str) -> str:
+            # after a sentence removed at the start of the draft or of a paragraph, the
+            # space that separated it from the next one would open the line
+            if dropped and (not "".join(out).strip() or "".join(out).endswith("\n")):
+                return text.lstrip(" \t")
+            return text
+
         for s_start, s_end in sentences:
             inside = [i for i in order if s_start <= verdicts[i].claim.span[0] < s_end]
             if not inside:
                 continue
             s_end = max(s_end, max(verdicts[i].claim.span[1] for i in inside))
-            out.append(draft[pos:s_start])
+            out.append(gap(draft[pos:s_start]))
             new_sentence, appended = self._rewrite_sentence(
                 draft, s_start, s_end, inside, verdicts, decisions, cite, edits)
+            dropped = False
             if new_sentence.strip():
                 out.append(new_sentence)
                 out.extend(" " + a for a in appended)
             elif appended:
                 out.append(" ".join(appended))
-            elif out and out[-1].endswith(" "):
-                out[-1] = out[-1][:-1]  # a whole sentence removed: drop one separating space
+            else:
+                dropped = True
+                if out and out[-1].endswith(" "):
+                    out[-1] = out[-1][:-1]  # a whole sentence removed: one separating space
             pos = s_end
-        out.append(draft[pos:])
+        out.append(gap(draft[pos:]))
         body = "".join(out)
         if not body.strip() and verdicts:
             body = "No statement of the draft could be verified."
@@ -369,8 +404,8 @@ class Mitigator:
             original = sentence[a:b]
             new: str | None = None
             if action in ("cited", "corrected"):
-                base = replacement if action == "corrected" else original
-                base = _CITE.sub("", base) if action == "cited" else base
+                # the draft's own [n] markers give way to this answer's numbering
+                base = _CITE.sub("", replacement if action == "corrected" else original)
                 n = cite(v)
                 if n is None and action == "cited":
                     action, reason = "kept", reason + "; no citation (cap reached or no source)"

@@ -49,7 +49,13 @@ _COMPLEMENTS = ("dobj", "attr", "acomp", "prep", "agent", "dative", "oprd", "xco
                 "advmod", "npadvmod", "pobj")
 _LEAD_CC = re.compile(r"(?:and|but)\b,?\s+(?=\S)", re.I)
 _LIST_ITEM = re.compile(r"\s*(?:\d{1,2}[.)]|[-*•])\s+")
-_WORD = re.compile(r"[^\W\d_]{2,}")
+# Content words for the three-word minimum: words of two letters or more, and numbers
+# ("Sales rose 5%" is a claim).
+_WORD = re.compile(r"[^\W\d_]{2,}|\d+(?:[.,]\d+)*")
+# Tags of finite verbs, trusted even where the coarse part of speech says otherwise.
+_FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
+# Parts of speech that can head a subject or an object noun phrase.
+_NOMINAL = frozenset({"NOUN", "PROPN", "PRON", "NUM"})
 
 
 @runtime_checkable
@@ -293,8 +299,8 @@ class SpacyDecomposer:
         span = doc.char_span(start - base, end - base, alignment_mode="expand")
         if parsed:
             words = [t for t in span or () if not (t.is_punct or t.is_space)]
-            if not any(t.pos_ in ("VERB", "AUX") for t in words):
-                return None  # no verb: a heading or a fragment
+            if not self._has_predicate(words, raw):
+                return None  # no verb: a heading, a greeting or a bare noun phrase
             if (words and not raw.rstrip("\"')]”’ ").endswith((".", "!", "?")) and
                     words[-1].pos_ in ("ADP", "DET", "CCONJ", "SCONJ", "AUX", "PART")):
                 return None  # cut off mid-clause ("... and died in"), e.g. at max_new_tokens
@@ -302,6 +308,30 @@ class SpacyDecomposer:
                   if e.start_char >= start - base and e.end_char <= end - base]
         ctype, verifiable = classify_claim(body, labels)
         return Claim(_as_sentence(body), (start, end), ctype, verifiable)
+
+    @staticmethod
+    def _has_predicate(words: Sequence[Any], raw: str) -> bool:
+        """Whether a claim has a verb, so that it is a statement and not a fragment.
+
+        A verb or auxiliary, or a finite-verb tag, is enough. The small model also tags some
+        verbs as plural nouns ("The base measures 125 metres", "measures" a NOUN); such a
+        word counts as the verb in a sentence ending in "." or "!" when it directly follows
+        a noun (its subject) and directly precedes an object-like word (a number, a
+        determiner, a name or a pronoun). Headings ("Key facts about Paris"), greetings
+        ("Hello there!") and bare noun phrases ("Sales figures for 2020.") have none.
+        """
+        if any(t.pos_ in ("VERB", "AUX") or t.tag_ in _FINITE_TAGS for t in words):
+            return True
+        if not raw.rstrip("\"')]”’ ").endswith((".", "!")):
+            return False
+        for k in range(1, len(words) - 1):
+            t, prev, nxt = words[k], words[k - 1], words[k + 1]
+            if (t.pos_ == "NOUN" and t.text.islower() and t.text.endswith(("s", "ed"))
+                    and not t.text.endswith("ss") and prev.pos_ in ("NOUN", "PROPN")
+                    and prev.i == t.i - 1 and nxt.i == t.i + 1
+                    and (nxt.like_num or nxt.pos_ in ("NUM", "DET", "PROPN", "PRON"))):
+                return True
+        return False
 
     # ------------------------------------------------------------------ clause splitting
     @staticmethod
@@ -340,24 +370,42 @@ class SpacyDecomposer:
         whole = [_Clause(sent.start_char, sent.end_char)]
         root = sent.root
         heads: dict[int, tuple[str, Any]] = {root.i: ("root", None)}
+        # Clause head -> its subject where the parser attached that subject elsewhere.
+        subjects: dict[int, Any] = {}
         stack = [root]
         while stack:
             h = stack.pop()
             for c in h.children:
                 kind = self._split_kind(h, c)
+                if kind == "shared" and self._follows_nominal(c):
+                    # "France and Berlin is ...": "Berlin" was made a conjunct of "France",
+                    # so the clause looks subject-less. Borrowing the head's subject would
+                    # state something the draft never said: give the clause its own.
+                    stray = self._stray_subject(c)
+                    if stray is None:
+                        return whole  # a suspect parse that cannot be repaired
+                    kind = "own"
+                    subjects[c.i] = stray
                 if kind:
                     heads[c.i] = (kind, h)
                     stack.append(c)
         if len(heads) == 1:
             return whole
-        # Each token belongs to the clause of its nearest clause-head ancestor.
+        stray_owner = {subj.i: i for i, subj in subjects.items()}
+        # Each token belongs to the clause of its nearest clause-head ancestor (a reattached
+        # subject belongs to the clause it is the subject of).
         members: dict[int, list[Any]] = {i: [] for i in heads}
         for t in sent:
             a = t
-            while a.i not in heads and a.head.i != a.i:
+            while a.i not in heads and a.i not in stray_owner and a.head.i != a.i:
                 a = a.head
-            owner = a.i if a.i in heads else root.i
-            if not (t.is_space or t.is_punct or t.dep_ == "cc"):
+            if a.i in stray_owner:
+                owner = stray_owner[a.i]
+            else:
+                owner = a.i if a.i in heads else root.i
+            # "%" is punctuation to the lexer but a word of the claim ("rose 5%"): only
+            # tokens tagged as punctuation are left out of the clause's extent.
+            if not (t.is_space or (t.is_punct and t.pos_ == "PUNCT") or t.dep_ == "cc"):
                 members[owner].append(t)
         spans = []
         for i, toks in members.items():
@@ -379,7 +427,7 @@ class SpacyDecomposer:
             start = doc[first].idx
             end = sent.end_char if k == len(spans) - 1 else doc[last].idx + len(doc[last].text)
             if kind == "own":
-                subj = self._subject(tok)
+                subj = subjects[i] if i in subjects else self._subject(tok)
                 if (subj is not None and subj.text.lower() in _PRONOUNS
                         and subj.left_edge.i == subj.right_edge.i and root_subj_text):
                     out.append(_Clause(start, end, (subj.idx, subj.idx + len(subj.text)),
@@ -387,7 +435,7 @@ class SpacyDecomposer:
                     continue
                 out.append(_Clause(start, end))
             elif kind == "shared":
-                prefix = self._shared_prefix(tok, parent, heads)
+                prefix = self._shared_prefix(tok, parent, heads, subjects)
                 if prefix is None:
                     return whole
                 out.append(_Clause(start, end, prefix=prefix))
@@ -395,15 +443,54 @@ class SpacyDecomposer:
                 out.append(_Clause(start, end))
         return out
 
-    def _shared_prefix(self, tok: Any, parent: Any, heads: dict[int, tuple[str, Any]]
-                       ) -> str | None:
+    @staticmethod
+    def _follows_nominal(verb: Any) -> bool:
+        """Whether a subject-less clause directly follows a noun, pronoun or number.
+
+        A clause that truly shares its subject follows a coordinator or a comma ("born in
+        1879 and died"); one right after a noun ("... France and Berlin is") has a subject
+        that the parser attached elsewhere.
+        """
+        prev = verb.left_edge.i - 1
+        return prev >= verb.sent.start and verb.doc[prev].pos_ in _NOMINAL
+
+    @staticmethod
+    def _stray_subject(verb: Any) -> Any:
+        """The noun phrase right before ``verb`` when the parser made it a conjunct.
+
+        In "Paris is the capital of France and Berlin is ..." the small model attaches
+        "Berlin" as a ``conj`` of "France"; that conjunct (with its own dependents, "the
+        museum", "the city of Berlin") is the subject of the clause. ``None`` when the words
+        before the verb are not such a conjunct.
+        """
+        doc = verb.doc
+        prev = doc[verb.left_edge.i - 1]
+        x = prev
+        while x.dep_ != "conj":
+            head = x.head
+            if head.i == x.i or head.pos_ in ("VERB", "AUX") or head.right_edge.i != prev.i:
+                return None
+            x = head
+        if (x.head.pos_ not in _NOMINAL or x.head.i >= x.left_edge.i
+                or x.right_edge.i != prev.i
+                or any(t.pos_ in ("VERB", "AUX") for t in doc[x.left_edge.i: prev.i + 1])):
+            return None
+        return x
+
+    def _shared_prefix(self, tok: Any, parent: Any, heads: dict[int, tuple[str, Any]],
+                       subjects: dict[int, Any] | None = None) -> str | None:
         """Subject (+ auxiliary) that a shared-subject clause borrows from its head."""
+        fixed = subjects or {}
+
+        def subject(head: Any) -> Any:
+            return fixed[head.i] if head.i in fixed else self._subject(head)
+
         owner = parent
-        while owner is not None and self._subject(owner) is None:
+        while owner is not None and subject(owner) is None:
             owner = heads.get(owner.i, ("", None))[1]
         if owner is None:
             return None
-        subj = self._subject(owner)
+        subj = subject(owner)
         text = self._phrase(subj)
         if subj.text.lower() in _PRONOUNS and owner.i != tok.sent.root.i:
             root_subj = self._subject(tok.sent.root)

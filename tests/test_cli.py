@@ -93,6 +93,26 @@ def test_cli_eval_hypothesis_sentences_reaches_the_detector(tmp_path, tiny_nli_m
     assert "argument --hypothesis-sentences: invalid choice: 'yes'" in capsys.readouterr().err
 
 
+def test_cli_eval_exits_2_when_no_row_is_usable_naming_the_fields(tmp_path, tiny_nli_model,
+                                                                   capsys) -> None:
+    src = tmp_path / "in.csv"
+    src.write_bytes(b"\xef\xbb\xbfclaim,proof,label\r\nc,e,SUPPORTS\r\n")  # Excel: BOM, CRLF
+    args = ["--model", str(tiny_nli_model), "--device", "cpu", "--progress", "off", "--no-plots"]
+    assert main(["eval", str(src), "--output-dir", str(tmp_path / "o"), *args]) == 2
+    err = capsys.readouterr().err
+    assert "verifier eval: error: no input row could be used: all 1 are in" in err
+    assert "missing evidence field 'proof'" not in err  # the default field is 'evidence'
+    assert "missing evidence field 'evidence'; the rows have the fields 'claim', 'proof', " \
+           "'label'" in err
+    assert (tmp_path / "o" / "errors.jsonl").read_text().count("\n") == 1
+    assert main(["eval", str(src), "--output-dir", str(tmp_path / "o2"), "--evidence-field",
+                 "proof", *args]) == 0
+    assert json.loads(capsys.readouterr().out)["n"] == 1
+    assert main(["eval", "--help"]) == 0
+    assert "Exit status 2, after writing the outputs, when no row" in " ".join(
+        capsys.readouterr().out.split())
+
+
 def test_cli_index_then_ask_with_own_draft(tmp_path, tiny_embedding_model, capsys,
                                           monkeypatch) -> None:
     docs = tmp_path / "docs.jsonl"

@@ -178,3 +178,110 @@ def test_decompose_spacy_types_and_flags(spacy_decomposer) -> None:
         (ClaimType.ASSESSMENT, False), (ClaimType.QUANTITY, True)]
     assert all(text[a:b].startswith(c.text[:8]) for c, (a, b) in
                zip(claims, (c.span for c in claims), strict=True))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Sales rose 50%.",
+        "Sales rose 5%.",
+        "The base measures 125 metres on each side.",  # "measures" is tagged as a noun
+        "Its base measures 125 metres.",
+        "Its base measures the width of a city block.",
+    ],
+)
+def test_decompose_spacy_keeps_short_factual_sentences(spacy_decomposer, text) -> None:
+    claims = spacy_decomposer.decompose(text)
+    assert [(c.text, c.span) for c in claims] == [(text, (0, len(text)))]
+    assert claims[0].verifiable
+
+
+@pytest.mark.slow
+def test_decompose_spacy_numbers_count_as_words_in_clauses(spacy_decomposer) -> None:
+    text = "Sales rose 5% and profits fell 3%."
+    claims = spacy_decomposer.decompose(text)
+    assert [c.text for c in claims] == ["Sales rose 5%.", "Profits fell 3%."]
+    assert [text[a:b] for a, b in (c.span for c in claims)] == ["Sales rose 5%",
+                                                                 "profits fell 3%."]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Key facts:",
+        "Key facts about Paris in 2024.",
+        "The history of the Eiffel Tower.",
+        "Eiffel Tower History",
+        "Hello there, my friend!",
+        "Great question about the Eiffel Tower!",
+        "Population: 2 million.",
+        "Sales figures for 2020.",
+        "Main results of the 2019 study.",
+        "The Eiffel Tower, Paris, 1889.",
+    ],
+)
+def test_decompose_spacy_drops_headings_and_fragments(spacy_decomposer, text) -> None:
+    assert spacy_decomposer.decompose(text) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("text", "expected", "sources"),
+    [
+        # the parser makes "Berlin" a conjunct of "France": the second "is" must not borrow
+        # "Paris" as its subject ("Paris is the capital of Germany" was never said)
+        ("Paris is the capital of France and Berlin is the capital of Germany.",
+         ["Paris is the capital of France.", "Berlin is the capital of Germany."],
+         ["Paris is the capital of France", "Berlin is the capital of Germany."]),
+        ("Madrid is the capital of Spain and Rome is the capital of Italy.",
+         ["Madrid is the capital of Spain.", "Rome is the capital of Italy."],
+         ["Madrid is the capital of Spain", "Rome is the capital of Italy."]),
+        ("The tower was built by Eiffel and the museum was built by Smith.",
+         ["The tower was built by Eiffel.", "The museum was built by Smith."],
+         ["The tower was built by Eiffel", "the museum was built by Smith."]),
+        ("Tokyo is the largest city in Japan and Osaka is the second largest.",
+         ["Tokyo is the largest city in Japan.", "Osaka is the second largest."],
+         ["Tokyo is the largest city in Japan", "Osaka is the second largest."]),
+        # genuine shared subjects still borrow it
+        ("Einstein was born in 1879 and died in 1955.",
+         ["Einstein was born in 1879.", "Einstein died in 1955."],
+         ["Einstein was born in 1879", "died in 1955."]),
+        ("He visited Paris and Berlin and returned home.",
+         ["He visited Paris and Berlin.", "He returned home."],
+         ["He visited Paris and Berlin", "returned home."]),
+    ],
+)
+def test_decompose_spacy_does_not_borrow_subject_across_misparsed_conjunct(
+        spacy_decomposer, text, expected, sources) -> None:
+    claims = spacy_decomposer.decompose(text)
+    assert [c.text for c in claims] == expected
+    assert [text[a:b] for a, b in (c.span for c in claims)] == sources
+
+
+@pytest.mark.slow
+def test_decompose_spacy_later_clause_borrows_the_repaired_subject(spacy_decomposer) -> None:
+    text = ("Paris is the capital of France and Berlin is the capital of Germany and has 3 "
+            "million people.")
+    claims = spacy_decomposer.decompose(text)
+    assert [c.text for c in claims] == ["Paris is the capital of France.",
+                                        "Berlin is the capital of Germany.",
+                                        "Berlin has 3 million people."]
+    assert [text[a:b] for a, b in (c.span for c in claims)] == [
+        "Paris is the capital of France", "Berlin is the capital of Germany",
+        "has 3 million people."]
+
+
+@pytest.mark.slow
+def test_decompose_spacy_keeps_suspect_parse_whole(spacy_decomposer, monkeypatch) -> None:
+    # a subject-less clause right after a noun that cannot be reattached: no borrowed subject
+    monkeypatch.setattr(SpacyDecomposer, "_stray_subject", staticmethod(lambda verb: None))
+    text = "Paris is the capital of France and Berlin is the capital of Germany."
+    claims = spacy_decomposer.decompose(text)
+    assert [(c.text, c.span) for c in claims] == [(text, (0, len(text)))]
+
+
+def test_decompose_blank_fallback_counts_numbers_as_words() -> None:
+    claims = SpacyDecomposer(model=BLANK).decompose("Sales rose 5%. Up 5%. Sales rose.")
+    assert [(c.text, c.span) for c in claims] == [("Sales rose 5%.", (0, 14))]

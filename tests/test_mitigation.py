@@ -177,3 +177,47 @@ def test_mitigation_values_normalise() -> None:
     assert [n.value for n in find_numbers("$1.2 billion and 1,200,000,000")] == [1.2e9, 1.2e9]
     assert [d.key for d in find_dates("20 July 1969, July 20, 1969 and 1969-07-20")] == [
         (1969, 7, 20)] * 3
+
+
+def test_mitigation_draft_markers_give_way_to_the_answers_numbering() -> None:
+    draft = "The Eiffel Tower was built in 1899 [1]. It is 330 metres tall [1, 2]."
+    built = draft.index("The Eiffel")
+    tall = draft.index("It is")
+    done = Evidence("The Eiffel Tower was completed in 1889.", "wiki/eiffel", (0, 39))
+    verdicts = [
+        ClaimVerdict(Claim("The Eiffel Tower was built in 1899.", (built, tall - 1)),
+                     Status.CONTRADICTORY, evidence=(done,)),
+        ClaimVerdict(Claim("The Eiffel Tower is 330 metres tall.", (tall, len(draft))),
+                     Status.SUPPORTED, evidence=(E_TALL,)),
+    ]
+    ans = Mitigator("balanced").mitigate(draft, verdicts)
+    assert [e.action for e in ans.edits] == ["corrected", "cited"]
+    assert ans.body == "The Eiffel Tower was built in 1889 [1]. It is 330 metres tall [1]."
+    hedged = Mitigator("balanced").mitigate(draft, [
+        ClaimVerdict(verdicts[1].claim, Status.INSUFFICIENT_INFO, evidence=(E_TALL,))])
+    assert hedged.body.endswith("It is suggested that the Eiffel Tower is 330 metres tall, "
+                                "but this could not be verified.")
+
+
+def test_mitigation_reference_quotes_every_cited_sentence_of_a_source() -> None:
+    ans = Mitigator("balanced").mitigate(DRAFT, VERDICTS)
+    eiffel = ans.references[0]
+    assert eiffel.source_id == "wiki/eiffel"
+    # claim 1 cites the construction sentence, the corrected claim 2 the height sentence
+    assert "1887 to 1889" in eiffel.excerpt and "330 metres" in eiffel.excerpt
+    assert eiffel.spans == (E_BUILT.span, E_TALL.span)
+    assert eiffel.to_dict()["spans"] == [list(E_BUILT.span), list(E_TALL.span)]
+    # the same sentence cited twice is quoted once
+    twice = Mitigator("balanced").mitigate(DRAFT, [VERDICTS[0], _v(
+        "It is 300 metres tall.", "It was built in 1889.", Status.SUPPORTED, E_BUILT)])
+    assert twice.references[0].excerpt.count("1887 to 1889") == 1
+
+
+@pytest.mark.parametrize("draft", ["The tower is 300 metres tall. The tower is old.",
+                                   "Intro.\n\nThe tower is 300 metres tall. The tower is old."])
+def test_mitigation_removed_sentence_leaves_no_leading_space(draft: str) -> None:
+    s = draft.index("The tower is 300")
+    claim = "The tower is 300 metres tall."
+    v = ClaimVerdict(Claim(claim, (s, s + len(claim))), Status.INSUFFICIENT_INFO)
+    ans = Mitigator("strict").mitigate(draft, [v])
+    assert ans.body == draft[:s] + "The tower is old."

@@ -137,3 +137,16 @@ def test_min_evidence_score_reaches_the_default_pairer() -> None:
         with pytest.raises(ValueError, match="min_evidence_score must be in \\[0, 1\\], got"):
             Verifier(KeywordNLI(), meta=None, alignment_classifier=None,
                      min_evidence_score=bad)  # type: ignore[arg-type]
+
+
+def test_verify_takes_one_string_as_one_passage() -> None:
+    text = "Paris is in France. Berlin is not in Spain."
+    one = _verifier().verify("Paris is in France.", evidence=text)
+    listed = _verifier().verify("Paris is in France.", evidence=[text])
+    assert one.verdicts[0].status == listed.verdicts[0].status == Status.SUPPORTED
+    assert one.verdicts[0].evidence == listed.verdicts[0].evidence
+    assert one.verdicts[0].evidence[0].source_id == "evidence-1"
+    with pytest.raises(TypeError, match="evidence must be a sequence"):
+        _verifier().verify("Paris is in France.", evidence=42)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"evidence\[0\] is empty"):
+        _verifier().verify("Paris is in France.", evidence=" ")

@@ -27,6 +27,7 @@ import json
 import logging
 import math
 import os
+import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -255,82 +256,201 @@ def _detect_format(path: Path) -> str:
     )
 
 
+_BOM = b"\xef\xbb\xbf"
+
+
+def _undecodable(text: str, first_line: int) -> str | None:
+    """Where ``surrogateescape`` kept an undecodable byte in ``text``, or ``None``.
+
+    ``first_line`` is the file line ``text`` starts on; the answer names the byte and its line.
+    """
+    for pos, ch in enumerate(text):
+        if "\udc80" <= ch <= "\udcff":
+            line = first_line + text.count("\n", 0, pos)
+            return f"not UTF-8: byte 0x{ord(ch) - 0xDC00:02x} on line {line}"
+    return None
+
+
+def _printable(text: str) -> str:
+    """``text`` with the bytes ``surrogateescape`` kept turned into U+FFFD (writable as JSON)."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _read_json_array(path: Path) -> Iterator[RawRow]:
+    """Rows of a ``.json`` file (one array, parsed whole).
+
+    A file that cannot be decoded or parsed, or holds no array, gives one error row naming the
+    line where parsing stopped (its rows cannot be told apart), and is logged as an error.
+    """
+    src = str(path)
+    data = path.read_bytes()
+    skipped = "; the whole .json file was skipped (it is parsed as one array)"
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        start = data.rfind(b"\n", 0, exc.start) + 1
+        end = data.find(b"\n", exc.start)
+        raw = data[start:end if end >= 0 else len(data)].decode("utf-8", "replace")
+        line = data.count(b"\n", 0, exc.start) + 1
+        logger.error("input %s: not UTF-8 at line %d: %s%s", src, line, exc, skipped)
+        yield RawRow(line, raw.rstrip("\r"), None, f"not UTF-8: {exc}{skipped}", src)
+        return
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        lines = text.splitlines()
+        raw = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else ""
+        logger.error("input %s: bad JSON: %s%s", src, exc, skipped)
+        yield RawRow(exc.lineno, raw, None, f"bad JSON: {exc}{skipped}", src)
+        return
+    if not isinstance(doc, list):
+        logger.error("input %s: a .json input must hold an array of objects, got a JSON %s%s",
+                     src, _json_type(doc), skipped)
+        yield RawRow(1, (text.splitlines() or [""])[0], None,
+                     f"a .json input must hold an array of objects, got a JSON "
+                     f"{_json_type(doc)}{skipped}", src)
+        return
+    for i, rec in enumerate(doc, start=1):
+        raw = json.dumps(rec, ensure_ascii=False)
+        if isinstance(rec, dict):
+            yield RawRow(i, raw, rec, None, src)
+        else:
+            yield RawRow(i, raw, None, "array item is not an object", src)
+
+
+def _read_delimited(path: Path, fmt: str) -> Iterator[RawRow]:
+    """Rows of a CSV/TSV file, streamed; each row's ``line`` is the file line it starts on.
+
+    Bytes are decoded with ``surrogateescape``, so one bad byte spoils its row only: the row
+    becomes an error naming the byte and its line, and the rows after it are read as usual.
+    A leading UTF-8 BOM is dropped. ``raw`` is the row's text as in the file.
+    """
+    src = str(path)
+    delim = "," if fmt == "csv" else "\t"
+    consumed: list[str] = []  # the physical lines of the row being parsed
+
+    with path.open("rb") as bfh:
+        text_fh = io.TextIOWrapper(bfh, encoding="utf-8-sig", errors="surrogateescape",
+                                   newline="")
+
+        def physical_lines() -> Iterator[str]:
+            for text_line in text_fh:
+                consumed.append(text_line)
+                yield text_line
+
+        reader = csv.reader(physical_lines(), delimiter=delim,
+                            quoting=csv.QUOTE_MINIMAL if fmt == "csv" else csv.QUOTE_NONE)
+        n_lines = 0
+        header: list[str] | None = None
+        header_error: str | None = None
+        while True:
+            parse_error: str | None = None
+            try:
+                values = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as exc:
+                parse_error = f"unreadable row: {exc}"
+                values = []
+            start = n_lines + 1
+            n_lines += len(consumed)
+            raw = "".join(consumed).rstrip("\r\n")
+            consumed.clear()
+            bad = _undecodable(raw, start)
+            if header is None and header_error is None:
+                if parse_error is not None:
+                    header_error = f"the header (line {start}) is unreadable: {parse_error}"
+                    logger.error("input %s: %s", src, header_error)
+                    yield RawRow(start, _printable(raw), None, header_error, src)
+                    continue
+                if bad is not None:
+                    logger.warning("input %s: header %s", src, bad)
+                header = [_printable(v) for v in values]
+                continue
+            error = parse_error or bad or header_error
+            if error is None and not values and not raw.strip():
+                error = "empty line"
+            if error is None and header is not None and len(values) != len(header):
+                error = f"row has {len(values)} fields, header has {len(header)}"
+            if error is not None or header is None:
+                yield RawRow(start, _printable(raw), None, error, src)
+                continue
+            yield RawRow(start, raw, dict(zip(header, values, strict=True)), None, src)
+
+
 def read_rows(path: Path) -> Iterator[RawRow]:
     """Stream the rows of a JSONL, JSON (array) or CSV/TSV file; never drops a line.
 
-    JSONL and CSV/TSV are streamed (memory flat in the number of rows); a ``.json`` file holds
-    one array and is parsed whole. Undecodable bytes and bad JSON give a row with ``error`` set.
+    JSONL and CSV/TSV are streamed (memory flat in the number of rows) and decoded line by line:
+    undecodable bytes, bad JSON or a bad CSV row give a row with ``error`` set (and its true
+    line number), and the rows after it are read as usual. A ``.json`` file holds one array
+    and is parsed whole; one that cannot be parsed gives one error row. A leading UTF-8 BOM
+    (Excel's default) is dropped.
     """
     fmt = _detect_format(path)
     src = str(path)
-    if fmt == "jsonl":
-        with path.open("rb") as fh:
-            for i, bline in enumerate(fh, start=1):
-                try:
-                    text = bline.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    yield RawRow(i, bline.decode("utf-8", "replace").rstrip("\r\n"), None,
-                                 f"not UTF-8: {exc}", src)
-                    continue
-                text = text.rstrip("\r\n")
-                if not text.strip():
-                    yield RawRow(i, text, None, "empty line", src)
-                    continue
-                try:
-                    rec = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    yield RawRow(i, text, None, f"bad JSON: {exc}", src)
-                    continue
-                if not isinstance(rec, dict):
-                    yield RawRow(i, text, None, "a JSON line must be an object", src)
-                    continue
-                yield RawRow(i, text, rec, None, src)
-    elif fmt == "json":
-        data = json.loads(path.read_bytes().decode("utf-8"))
-        if not isinstance(data, list):
-            raise ValueError(f"a .json input must hold an array of objects: {src!r}")
-        for i, rec in enumerate(data, start=1):
-            raw = json.dumps(rec, ensure_ascii=False)
-            if isinstance(rec, dict):
-                yield RawRow(i, raw, rec, None, src)
-            else:
-                yield RawRow(i, raw, None, "array item is not an object", src)
-    else:
-        delim = "," if fmt == "csv" else "\t"
-        with path.open("rb") as bfh:
-            text_fh = io.TextIOWrapper(bfh, encoding="utf-8", errors="strict", newline="")
-            reader = csv.reader(text_fh, delimiter=delim,
-                                quoting=csv.QUOTE_MINIMAL if fmt == "csv" else csv.QUOTE_NONE)
+    if fmt == "json":
+        yield from _read_json_array(path)
+        return
+    if fmt in ("csv", "tsv"):
+        yield from _read_delimited(path, fmt)
+        return
+    with path.open("rb") as fh:
+        for i, bline in enumerate(fh, start=1):
+            if i == 1 and bline.startswith(_BOM):
+                bline = bline[len(_BOM):]
             try:
-                header = next(reader)
-            except StopIteration:
-                return
-            n = 0
-            while True:
-                try:
-                    values = next(reader)
-                except StopIteration:
-                    break
-                except (UnicodeDecodeError, csv.Error) as exc:
-                    n += 1
-                    yield RawRow(reader.line_num, "", None, f"unreadable row: {exc}", src)
-                    break  # the decoder's position is lost after a decode error
-                n += 1
-                raw = delim.join(values)
-                if len(values) != len(header):
-                    yield RawRow(reader.line_num, raw, None,
-                                 f"row has {len(values)} fields, header has {len(header)}", src)
-                    continue
-                yield RawRow(reader.line_num, raw, dict(zip(header, values, strict=True)),
-                             None, src)
+                text = bline.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield RawRow(i, bline.decode("utf-8", "replace").rstrip("\r\n"), None,
+                             f"not UTF-8: {exc}", src)
+                continue
+            text = text.rstrip("\r\n")
+            if not text.strip():
+                yield RawRow(i, text, None, "empty line", src)
+                continue
+            try:
+                rec = json.loads(text)
+            except json.JSONDecodeError as exc:
+                yield RawRow(i, text, None, f"bad JSON: {exc}", src)
+                continue
+            if not isinstance(rec, dict):
+                yield RawRow(i, text, None, "a JSON line must be an object", src)
+                continue
+            yield RawRow(i, text, rec, None, src)
+
+
+_JSON_TYPES: dict[type, str] = {str: "string", bool: "boolean", int: "number", float: "number",
+                                list: "array", dict: "object", type(None): "null"}
+
+
+def _json_type(value: Any) -> str:
+    return _JSON_TYPES.get(type(value), type(value).__name__)
+
+
+def _a_json_type(value: Any) -> str:
+    """``"a number"``, ``"an object"``...: the JSON type of ``value`` with its article."""
+    name = _json_type(value)
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def extract(rec: dict[str, Any], fields: FieldMap) -> tuple[str, str, Any, str | None]:
-    """Return ``(claim, evidence, raw_label, id)`` of a record; ``ValueError`` if unusable."""
+    """Return ``(claim, evidence, raw_label, id)`` of a record; ``ValueError`` if unusable.
+
+    The id is ``None`` when ``fields.id`` is unset, absent or null (the caller's default id).
+    """
     if fields.claim not in rec:
         raise ValueError(f"missing claim field {fields.claim!r}")
     claim = rec[fields.claim]
-    if not isinstance(claim, str) or not claim.strip():
+    if not isinstance(claim, str):
+        raise ValueError(f"claim field {fields.claim!r} must be a string, got "
+                         f"{_a_json_type(claim)} ({_short(claim)})")
+    if not claim.strip():
         raise ValueError(f"empty claim in field {fields.claim!r}")
     parts: list[str] = []
     for name in fields.evidence.split(","):
@@ -343,14 +463,15 @@ def extract(rec: dict[str, Any], fields: FieldMap) -> tuple[str, str, Any, str |
         elif isinstance(val, list) and all(isinstance(v, str) for v in val):
             parts.extend(val)
         else:
-            raise ValueError(f"evidence field {name!r} must be a string or a list of strings")
+            raise ValueError(f"evidence field {name!r} must be a string or a list of strings, "
+                             f"got {_a_json_type(val)} ({_short(val)})")
     evidence = " ".join(p.strip() for p in parts if p.strip())
     if not evidence:
         raise ValueError(f"empty evidence in field {fields.evidence!r}")
     if fields.label not in rec:
         raise ValueError(f"missing label field {fields.label!r}")
     rid = None
-    if fields.id and fields.id in rec:
+    if fields.id and rec.get(fields.id) is not None:
         rid = str(rec[fields.id])
     return claim, evidence, rec[fields.label], rid
 
@@ -579,6 +700,10 @@ class _LocalScorer:
 
             self.verifier = Verifier(self.detector)
 
+    def warm_up(self) -> None:
+        """Load the model now, so that a load error is not taken for bad input rows."""
+        self.detector.warm_up()
+
     def _device(self) -> str:
         from verifier.embedded import resolve_device
 
@@ -599,7 +724,6 @@ class _LocalScorer:
                 self.detector.batch_size = max(1, self.detector.batch_size // 2)
                 logger.warning("out of memory: batch size halved to %d", self.detector.batch_size)
 
-
     def _ensemble(self, pairs: list[tuple[str, str]]) -> tuple[np.ndarray, list[dict]]:
         """Full verifier on pre-paired input, with each verdict's per-detector scores.
 
@@ -610,6 +734,47 @@ class _LocalScorer:
         rows = np.array([[v.probabilities["Supported"], v.probabilities["Insufficient_Info"],
                           v.probabilities["Contradictory"]] for v in verdicts])
         return rows, [dict(v.scores) for v in verdicts]
+
+
+_INDEXED_ARGUMENT = re.compile(r"\b(pairs|claims|evidences)\[\d+\]")
+_ARGUMENT_NAMES = {"pairs": "the pair", "claims": "the claim", "evidences": "the evidence"}
+
+
+def _score(scorer: Any, pairs: list[tuple[str, str]]) -> tuple[np.ndarray, list[dict] | None]:
+    """``scorer(pairs)`` as ``(n, 3)`` float64 probabilities and optional per-detector scores."""
+    result = scorer(pairs)
+    extra: list[dict] | None = None
+    if isinstance(result, tuple):  # (probabilities, per-detector scores)
+        result, extra = result
+    return np.asarray(result, dtype=np.float64), extra
+
+
+def _score_isolating_bad_pairs(scorer: Any, pairs: list[tuple[str, str]]
+                               ) -> list[tuple[np.ndarray, dict | None] | str]:
+    """Score ``pairs``; a pair the scorer rejects as bad input gets the reason instead.
+
+    When a call raises ``ValueError`` (bad input: a claim too long for the model window, say),
+    the pairs are split in halves and scored again until each rejected pair is alone, so the
+    other pairs are still scored (with k bad pairs, about ``2 k log2(n)`` extra calls). Other
+    exceptions, and the toolkit's own configuration errors (:class:`VerifierError`), propagate.
+
+    Returns:
+        One entry per pair, in order: ``(nli_row, scores_or_None)``, or the reason (``str``).
+    """
+    from verifier.errors import VerifierError
+
+    try:
+        nli, extra = _score(scorer, pairs)
+    except ValueError as exc:
+        if isinstance(exc, VerifierError):
+            raise
+        if len(pairs) == 1:
+            reason = _INDEXED_ARGUMENT.sub(lambda m: _ARGUMENT_NAMES[m.group(1)], str(exc))
+            return [f"cannot score: {reason}"]
+        mid = len(pairs) // 2
+        return (_score_isolating_bad_pairs(scorer, pairs[:mid])
+                + _score_isolating_bad_pairs(scorer, pairs[mid:]))
+    return [(nli[k], None if extra is None else extra[k]) for k in range(len(pairs))]
 
 
 def _chunks(rows: Iterator[RawRow], size: int) -> Iterator[list[RawRow]]:
@@ -655,11 +820,18 @@ def run_eval(cfg: EvalConfig, *, scorer: Any = None, show_progress_bar: bool | N
              ) -> dict[str, Any]:
     """Run (or resume) an evaluation and return the metrics dict (also in ``metrics.json``).
 
+    A row that cannot be read, mapped or scored (a claim too long for the model window, say)
+    becomes an error record; the other rows are still scored.
+
     Args:
         cfg: The run's configuration.
         scorer: Callable ``pairs -> (n, 3)`` NLI probabilities; default: the NLI detector
             (local engine) or a Ray Data pipeline (``engine="ray"``).
         show_progress_bar: ``None`` shows a tqdm bar only on a terminal.
+
+    Raises:
+        ValueError: No row at all could be used (raised after every output is written): the
+            message gives the first error and, for a missing field, the fields the rows have.
     """
     out = cfg.output_dir
     out.mkdir(parents=True, exist_ok=True)
@@ -706,7 +878,24 @@ def run_eval(cfg: EvalConfig, *, scorer: Any = None, show_progress_bar: bool | N
     _atomic_write(out / "run.json", json.dumps(run, indent=2, sort_keys=True) + "\n")
     if cfg.plots:
         write_plots(metrics, out)
+    if metrics["n"] == 0 and metrics["n_errors"] > 0:
+        raise ValueError(_no_usable_row_message(cfg, err_path, metrics["n_errors"]))
     return metrics
+
+
+def _no_usable_row_message(cfg: EvalConfig, err_path: Path, n_errors: int) -> str:
+    """Why a run scored no row: its first error and, for a missing field, the rows' fields."""
+    with err_path.open(encoding="utf-8") as fh:
+        first = json.loads(fh.readline())
+    msg = (f"no input row could be used: all {n_errors} are in {str(err_path)!r}; the first, "
+           f"{first['source']}:{first['line']}: {first['reason']}")
+    if str(first["reason"]).startswith("missing "):
+        found = next((r.record for r in _all_rows(cfg) if r.record is not None), None)
+        if found is not None:
+            names = ", ".join(repr(k) for k in found)
+            msg += (f"; the rows have the fields {names}: choose them with --claim-field, "
+                    f"--evidence-field, --label-field (FieldMap)")
+    return msg
 
 
 def _run_chunks(cfg: EvalConfig, scorer: Any, state: dict[str, Any], state_path: Path,
@@ -720,52 +909,65 @@ def _run_chunks(cfg: EvalConfig, scorer: Any, state: dict[str, Any], state_path:
     rows = _all_rows(cfg)
     for _ in range(skip):
         next(rows)
+    warm_up = getattr(scorer, "warm_up", None)
+    classes = CLASSES[cfg.scheme]
     with pred_path.open("ab") as pf, err_path.open("ab") as ef:
         for chunk in _chunks(rows, cfg.chunk_rows):
-            preds, errs, pairs, metas = [], [], [], []
-            for r in chunk:
+            preds: list[dict[str, Any]] = []
+            errs: list[tuple[int, dict[str, Any]]] = []  # (position in the chunk, record)
+            pairs: list[tuple[str, str]] = []
+            metas: list[tuple[int, RawRow, str | None, str]] = []
+            for pos, r in enumerate(chunk):
                 if r.record is None:
-                    errs.append({"line": r.line, "source": r.source, "reason": r.error,
-                                 "raw": r.raw})
+                    errs.append((pos, {"line": r.line, "source": r.source, "reason": r.error,
+                                       "raw": r.raw}))
                     continue
                 try:
                     claim, evidence, raw_label, rid = extract(r.record, cfg.fields)
                     gold = gold_for_scheme(raw_label, cfg.scheme)
                 except ValueError as exc:
-                    errs.append({"line": r.line, "source": r.source, "reason": str(exc),
-                                 "raw": r.raw})
+                    errs.append((pos, {"line": r.line, "source": r.source, "reason": str(exc),
+                                       "raw": r.raw}))
                     continue
                 pairs.append((evidence, claim))
-                metas.append((r, rid, gold))
+                metas.append((pos, r, rid, gold))
             if pairs:
+                if callable(warm_up):  # outside the bad-input guard: a load error stops the run
+                    warm_up()
+                    warm_up = None
                 t0 = time.perf_counter()
-                result = scorer(pairs)
-                extra: list[dict] | None = None
-                if isinstance(result, tuple):  # (probabilities, per-detector scores)
-                    result, extra = result
-                nli = np.asarray(result, dtype=np.float64)
+                scored = _score_isolating_bad_pairs(scorer, pairs)
                 state["seconds"] += time.perf_counter() - t0
-                state["pairs_scored"] += len(pairs)
-                probs = probabilities_for_scheme(nli, cfg.scheme)
-                classes = CLASSES[cfg.scheme]
-                decided = decide(probs, cfg.scheme, threshold)
-                for k, ((r, rid, gold), pr, nl) in enumerate(zip(metas, probs, nli,
-                                                                 strict=True)):
-                    scores = {"nli.entailment": round(float(nl[0]), 6),
-                              "nli.neutral": round(float(nl[1]), 6),
-                              "nli.contradiction": round(float(nl[2]), 6)}
-                    if extra is not None:
-                        scores = {k2: round(float(v), 6) for k2, v in extra[k].items()}
-                    preds.append({
-                        "id": rid if rid is not None else f"{Path(r.source).name}:{r.line}",
-                        "source": r.source, "line": r.line, "gold": gold,
-                        "predicted": decided[k],
-                        "probabilities": {c: round(float(x), 6) for c, x in zip(classes, pr,
-                                                                              strict=True)},
-                        "scores": scores,
-                    })
+                good = [(m, s) for m, s in zip(metas, scored, strict=True)
+                        if not isinstance(s, str)]
+                for (pos, r, _, _), s in zip(metas, scored, strict=True):
+                    if isinstance(s, str):
+                        logger.warning("%s:%d: %s", r.source, r.line, s)
+                        errs.append((pos, {"line": r.line, "source": r.source, "reason": s,
+                                           "raw": r.raw}))
+                state["pairs_scored"] += len(good)
+                if good:
+                    nli = np.stack([s[0] for _, s in good])
+                    probs = probabilities_for_scheme(nli, cfg.scheme)
+                    decided = decide(probs, cfg.scheme, threshold)
+                    for k, (((_, r, rid, gold), (nl, extra_row)), pr) in enumerate(
+                            zip(good, probs, strict=True)):
+                        scores = {"nli.entailment": round(float(nl[0]), 6),
+                                  "nli.neutral": round(float(nl[1]), 6),
+                                  "nli.contradiction": round(float(nl[2]), 6)}
+                        if extra_row is not None:
+                            scores = {k2: round(float(v), 6) for k2, v in extra_row.items()}
+                        preds.append({
+                            "id": rid if rid is not None else f"{Path(r.source).name}:{r.line}",
+                            "source": r.source, "line": r.line, "gold": gold,
+                            "predicted": decided[k],
+                            "probabilities": {c: round(float(x), 6)
+                                              for c, x in zip(classes, pr, strict=True)},
+                            "scores": scores,
+                        })
+            errs.sort(key=lambda e: e[0])
             _fsync_write(pf, [json.dumps(p, ensure_ascii=False) + "\n" for p in preds])
-            _fsync_write(ef, [json.dumps(e, ensure_ascii=False) + "\n" for e in errs])
+            _fsync_write(ef, [json.dumps(e, ensure_ascii=False) + "\n" for _, e in errs])
             state["rows_done"] += len(chunk)
             state["pred_bytes"], state["err_bytes"] = pf.tell(), ef.tell()
             _atomic_write(state_path, json.dumps(state))

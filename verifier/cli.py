@@ -30,7 +30,11 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("eval", help="evaluate over a FEVER-style data set (JSONL, JSON, CSV/TSV)",
                        description="Score every row; predictions.jsonl + errors.jsonl always "
-                       "hold every input row. Resumable: run again with the same arguments.")
+                       "hold every input row (a row that cannot be read, mapped or scored is "
+                       "an error record with its file, line, reason and raw text). Resumable: "
+                       "run again with the same arguments. Exit status 2, after writing the "
+                       "outputs, when no row at all could be used; the message gives the first "
+                       "error and, for a missing field, the fields the rows do have.")
     p.add_argument("inputs", nargs="*", type=Path, help="input files (default: the preset's)")
     p.add_argument("--output-dir", type=Path, required=True)
     p.add_argument("--preset", choices=sorted(PRESETS), help="field mapping + label scheme "

@@ -14,25 +14,36 @@ from verifier.types import Passage
 def load_documents(path: Path) -> list[Passage]:
     """Read documents from a folder of .txt/.md files or a .jsonl file.
 
-    Folder: one document per file, id = relative path. JSONL: ``text`` and ``id`` or
-    ``source_id`` fields; other fields become metadata.
+    Folder: one document per file (UTF-8), id = relative path. JSONL: ``text`` and ``id`` or
+    ``source_id`` fields (without either, the id is ``FILE:LINE``); other fields become
+    metadata. A file or line that is not UTF-8 is an error naming it.
     """
     path = Path(path)
     docs: list[Passage] = []
     if path.is_dir():
         for f in sorted(path.rglob("*")):
             if f.suffix.lower() in (".txt", ".md") and f.is_file():
-                text = f.read_text(encoding="utf-8")
+                try:
+                    text = f.read_text(encoding="utf-8")
+                except UnicodeDecodeError as exc:
+                    raise ValueError(f"{f}: not UTF-8 text ({exc}); convert it, e.g. "
+                                     f"iconv -f latin1 -t utf-8") from exc
                 if text.strip():
                     docs.append(Passage(text, str(f.relative_to(path))))
     elif path.is_file() and path.suffix.lower() == ".jsonl":
-        with path.open(encoding="utf-8") as fh:
-            for n, line in enumerate(fh, start=1):
+        with path.open("rb") as fh:
+            for n, raw in enumerate(fh, start=1):
+                try:
+                    line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
+                except UnicodeDecodeError as exc:
+                    raise ValueError(f"{path}:{n}: not UTF-8 text ({exc})") from exc
                 if not line.strip():
                     continue
                 try:
                     rec = json.loads(line)
                     sid = rec.get("source_id") or rec.get("id")
+                    if sid is None:  # a line without an id: named by its place
+                        sid = f"{path.name}:{n}"
                     meta = {k: v for k, v in rec.items() if k not in ("text", "id", "source_id")}
                     docs.append(Passage(rec["text"], str(sid), meta))
                 except (json.JSONDecodeError, KeyError, ValueError, TypeError) as exc:
@@ -77,6 +88,10 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     from rag.pipeline import RAGPipeline
     from rag.retrieval import HybridRetriever
 
+    if args.self_correct and args.draft is not None:
+        raise ValueError("--draft and --self-correct exclude each other: the self-correcting "
+                         "loop writes its own drafts (verify a draft of yours with "
+                         "`verifier verify`)")
     r = HybridRetriever.load(args.index, device=args.device)
     if args.self_correct:
         return _self_correct(args, r)
@@ -86,7 +101,10 @@ def _cmd_ask(args: argparse.Namespace) -> int:
             if Path(args.draft).is_file() else args.draft
     generator = None if draft is not None else HFGenerator(max_new_tokens=args.max_new_tokens,
                                                            device=args.device)
-    pipe = RAGPipeline(r, generator, top_k=args.top_k)
+    from rag.pairing import EvidencePairer
+
+    pairer = EvidencePairer(encoder=r.dense, min_score=args.min_evidence_score)
+    pipe = RAGPipeline(r, generator, pairer=pairer, top_k=args.top_k)
     res = pipe.run(args.question, draft=draft)
     if args.json:
         json.dump(res.to_dict(), sys.stdout, indent=2, ensure_ascii=False)
@@ -219,7 +237,7 @@ def add_subparsers(sub: argparse._SubParsersAction) -> None:
                    help="verify, then regenerate or rewrite the query within bounds")
     p.add_argument("--strictness", choices=("lenient", "balanced", "strict"),
                    default="balanced", help="with --self-correct: how the answer is verified "
-                   "and rewritten")
+                   "and rewritten (without it, nothing is verified)")
     _add_min_evidence_score(p)
     p.add_argument("--device")
     p.add_argument("--json", action="store_true")

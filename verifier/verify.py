@@ -77,7 +77,13 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split()).rstrip(".!? ")
 
 
-def _as_evidence(items: Sequence[Evidence | Passage | str]) -> list[Evidence]:
+def _as_evidence(items: Sequence[Evidence | Passage | str] | Evidence | Passage | str
+                 ) -> list[Evidence]:
+    if isinstance(items, (str, Evidence, Passage)):
+        items = [items]  # one passage, not a sequence of characters
+    elif not isinstance(items, Sequence):
+        raise TypeError(f"evidence must be a sequence of Evidence, Passage or str (or one of "
+                        f"them), got {type(items).__name__}")
     out = []
     for i, it in enumerate(items):
         if isinstance(it, Evidence):
@@ -365,7 +371,8 @@ class Verifier:
         return Status.CONTRADICTORY if c > i else Status.INSUFFICIENT_INFO
 
     def verify(self, draft: str | Generation, *,
-               evidence: Sequence[Evidence | Passage | str] | None = None,
+               evidence: Sequence[Evidence | Passage | str] | Evidence | Passage | str
+               | None = None,
                retriever: Any = None, question: str | None = None, top_k: int = 5,
                prompt: str | None = None) -> Report:
         """Decompose ``draft``, find each claim's evidence, and decide a status per claim.
@@ -373,7 +380,8 @@ class Verifier:
         Args:
             draft: The answer to verify; a :class:`Generation` (with token log-probs) also
                 feeds the uncertainty detector.
-            evidence: Passages to check against (``Evidence``, ``Passage`` or plain strings).
+            evidence: Passages to check against (``Evidence``, ``Passage`` or plain strings),
+                or one of them: a single string is one passage.
             retriever: Instead of ``evidence``: anything with ``retrieve(query, *, top_k)``;
                 queried with ``question`` (or the draft) and with each claim.
             question: The question the draft answers (for retrieval).
@@ -396,7 +404,7 @@ class Verifier:
             for c in claims:
                 passages.extend(retriever.retrieve(c.text, top_k=top_k))
         else:
-            passages = _as_evidence(evidence or [])
+            passages = _as_evidence(evidence)
         t["retrieve"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         paired = self.pairer.pair(claims, passages)

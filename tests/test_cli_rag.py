@@ -1,0 +1,33 @@
+"""Input handling of the RAG subcommands (``index``, ``ask``, ``verify``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from verifier.cli import main
+from verifier.cli_rag import load_documents
+
+
+def test_load_documents_names_a_file_that_is_not_utf8(tmp_path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "ok.txt").write_text("Paris is in France.")
+    (tmp_path / "docs" / "latin1.txt").write_bytes("Café de Flore.".encode("latin-1"))
+    with pytest.raises(ValueError, match=r"latin1\.txt: not UTF-8 text"):
+        load_documents(tmp_path / "docs")
+    (tmp_path / "d.jsonl").write_bytes(b'{"text": "ok"}\n{"text": "caf\xe9"}\n')
+    with pytest.raises(ValueError, match=r"d\.jsonl:2: not UTF-8 text"):
+        load_documents(tmp_path / "d.jsonl")
+
+
+def test_load_documents_jsonl_without_ids_and_with_a_bom(tmp_path) -> None:
+    path = tmp_path / "d.jsonl"
+    path.write_text('\ufeff{"text": "Paris is in France."}\n\n{"text": "Berlin is in '
+                    'Germany."}\n{"id": 7, "text": "Rome is in Italy."}\n', encoding="utf-8")
+    docs = load_documents(path)
+    assert [d.source_id for d in docs] == ["d.jsonl:1", "d.jsonl:3", "7"]
+
+
+def test_ask_refuses_a_draft_with_self_correct(tmp_path, capsys) -> None:
+    assert main(["ask", "q", "--index", str(tmp_path / "none"), "--draft", "Paris is big.",
+                 "--self-correct"]) == 2
+    assert "--draft and --self-correct exclude each other" in capsys.readouterr().err
