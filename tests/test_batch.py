@@ -175,10 +175,11 @@ def test_batch_ray_engine_matches_local(tmp_path, tiny_nli_model) -> None:
     import ray
 
     src = tmp_path / "in.jsonl"
-    src.write_text("".join(json.dumps({**g, "id": f"{i}-{g['id']}"}) + "\n"
-                           for i in range(4) for g in GOOD))
+    rows = [{**g, "id": f"{i}-{g['id']}"} for i in range(4) for g in GOOD]
+    rows[5]["claim"] = "paris is in france . " * 300  # too long for the window: an error row
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
     common = {"model": str(tiny_nli_model), "dtype": "float32", "device": "cpu",
-              "batch_size": 4, "plots": False}
+              "batch_size": 4, "max_length": 128, "plots": False}
     local = run_eval(EvalConfig([src], tmp_path / "local", **common))
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
@@ -193,6 +194,10 @@ def test_batch_ray_engine_matches_local(tmp_path, tiny_nli_model) -> None:
         for k in x["scores"]:
             assert abs(x["scores"][k] - y["scores"][k]) < 1e-4
     assert local["accuracy"] == remote["accuracy"]
+    errs = [_lines(tmp_path / d / "errors.jsonl") for d in ("local", "ray")]
+    assert [(e["line"], e["reason"]) for e in errs[0]] == [(e["line"], e["reason"])
+                                                          for e in errs[1]]
+    assert [e["line"] for e in errs[1]] == [6] and len(b) == len(rows) - 1
 
 
 def test_batch_field_mapping_list_evidence(tmp_path) -> None:

@@ -740,6 +740,25 @@ _INDEXED_ARGUMENT = re.compile(r"\b(pairs|claims|evidences)\[\d+\]")
 _ARGUMENT_NAMES = {"pairs": "the pair", "claims": "the claim", "evidences": "the evidence"}
 
 
+class UnscoredPairs(ValueError):  # noqa: N818 (a bad-input ValueError, named for what it holds)
+    """Raised by a scorer that scored every pair it could, and says why the others failed.
+
+    A scorer that isolates bad pairs itself (the Ray engine's actors do: calling it again on
+    halves would start a new pipeline each time) raises this instead of a bare ``ValueError``.
+
+    Args:
+        probs: ``(n, 3)`` probabilities of every pair (any values where a pair failed).
+        reasons: Pair index -> why that pair could not be scored.
+    """
+
+    def __init__(self, probs: np.ndarray, reasons: dict[int, str]) -> None:
+        first = min(reasons) if reasons else None
+        super().__init__(f"{len(reasons)} pair(s) could not be scored"
+                         + (f"; pairs[{first}]: {reasons[first]}" if first is not None else ""))
+        self.probs = probs
+        self.reasons = dict(reasons)
+
+
 def _score(scorer: Any, pairs: list[tuple[str, str]]) -> tuple[np.ndarray, list[dict] | None]:
     """``scorer(pairs)`` as ``(n, 3)`` float64 probabilities and optional per-detector scores."""
     result = scorer(pairs)
@@ -755,22 +774,30 @@ def _score_isolating_bad_pairs(scorer: Any, pairs: list[tuple[str, str]]
 
     When a call raises ``ValueError`` (bad input: a claim too long for the model window, say),
     the pairs are split in halves and scored again until each rejected pair is alone, so the
-    other pairs are still scored (with k bad pairs, about ``2 k log2(n)`` extra calls). Other
-    exceptions, and the toolkit's own configuration errors (:class:`VerifierError`), propagate.
+    other pairs are still scored (with k bad pairs, about ``2 k log2(n)`` extra calls); a
+    scorer that isolates them itself raises :class:`UnscoredPairs`. Other exceptions, and the
+    toolkit's own configuration errors (:class:`VerifierError`), propagate.
 
     Returns:
         One entry per pair, in order: ``(nli_row, scores_or_None)``, or the reason (``str``).
     """
     from verifier.errors import VerifierError
 
+    def why(message: str) -> str:
+        return "cannot score: " + _INDEXED_ARGUMENT.sub(lambda m: _ARGUMENT_NAMES[m.group(1)],
+                                                        message)
+
     try:
         nli, extra = _score(scorer, pairs)
+    except UnscoredPairs as exc:  # the scorer isolated its bad pairs itself
+        probs = np.asarray(exc.probs, dtype=np.float64)
+        return [why(exc.reasons[k]) if k in exc.reasons else (probs[k], None)
+                for k in range(len(pairs))]
     except ValueError as exc:
         if isinstance(exc, VerifierError):
             raise
         if len(pairs) == 1:
-            reason = _INDEXED_ARGUMENT.sub(lambda m: _ARGUMENT_NAMES[m.group(1)], str(exc))
-            return [f"cannot score: {reason}"]
+            return [why(str(exc))]
         mid = len(pairs) // 2
         return (_score_isolating_bad_pairs(scorer, pairs[:mid])
                 + _score_isolating_bad_pairs(scorer, pairs[mid:]))

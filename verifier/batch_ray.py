@@ -29,9 +29,24 @@ class _NLIActor:
         self.detector.warm_up()
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        from verifier.errors import VerifierError
+
         pairs = list(zip(batch["premise"].tolist(), batch["hypothesis"].tolist(), strict=True))
-        probs = self.detector.predict(pairs)
-        return {"idx": batch["idx"], "probs": probs}
+        errors = [""] * len(pairs)
+        try:
+            probs = self.detector.predict(pairs)
+        except ValueError as exc:  # bad input: score pair by pair, keep each failure's reason
+            if isinstance(exc, VerifierError):
+                raise
+            probs = np.zeros((len(pairs), 3), dtype=np.float32)
+            for k, pair in enumerate(pairs):
+                try:
+                    probs[k] = self.detector.predict([pair])[0]
+                except ValueError as one:
+                    if isinstance(one, VerifierError):
+                        raise
+                    errors[k] = str(one)
+        return {"idx": batch["idx"], "probs": probs, "error": np.asarray(errors, dtype=object)}
 
 
 class RayScorer:
@@ -61,7 +76,12 @@ class RayScorer:
                           log_to_driver=False, configure_logging=False)
 
     def __call__(self, pairs: list[tuple[str, str]]) -> np.ndarray:
-        """Score ``pairs`` on the actor pool; returns ``(n, 3)`` in input order."""
+        """Score ``pairs`` on the actor pool; returns ``(n, 3)`` in input order.
+
+        Raises:
+            UnscoredPairs: Some pairs were bad input (a claim too long for the window, say):
+                it holds the other pairs' probabilities and each bad pair's reason.
+        """
         import ray.data
 
         ctx = ray.data.DataContext.get_current()
@@ -76,6 +96,13 @@ class RayScorer:
             num_gpus=self.gpus,
         )
         out = np.zeros((len(pairs), 3), dtype=np.float32)
+        reasons: dict[int, str] = {}
         for batch in ds.iter_batches(batch_size=None, batch_format="numpy"):
             out[batch["idx"]] = batch["probs"]
+            reasons.update((int(i), str(e)) for i, e in zip(batch["idx"], batch["error"],
+                                                            strict=True) if e)
+        if reasons:
+            from verifier.batch import UnscoredPairs
+
+            raise UnscoredPairs(out, reasons)
         return out
