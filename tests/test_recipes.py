@@ -58,3 +58,26 @@ def test_train_nli_trains_fp32_master_weights_from_a_bf16_checkpoint(
     assert total > 0
     # bf16 master weights left ~5 % of these changed; fp32 ones change all but a few
     assert changed / total > 0.9
+
+
+def test_mix_weights_interpolates_every_float_tensor(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from safetensors.torch import load_file
+
+    labels = {0: "entailment", 1: "neutral", 2: "contradiction"}
+    a = make_tiny_classifier(tmp_path / "a", labels, seed=1)
+    b = make_tiny_classifier(tmp_path / "b", labels, seed=2)
+    out = tmp_path / "mix"
+    monkeypatch.setattr(sys, "argv", ["mix_weights.py", "--a", str(a), "--b", str(b),
+                                      "--alpha", "0.25", "--out", str(out)])
+    _recipe("mix_weights").main()
+    wa, wb, wm = (load_file(d / "model.safetensors") for d in (a, b, out))
+    assert wm.keys() == wb.keys()
+    for k, w in wm.items():
+        if w.is_floating_point():
+            assert (w - (0.75 * wa[k] + 0.25 * wb[k])).abs().max() < 1e-6, k
+    assert (out / "config.json").read_text() == (b / "config.json").read_text()
+    monkeypatch.setattr(sys, "argv", ["mix_weights.py", "--a", str(a), "--b", str(b),
+                                      "--alpha", "1.5", "--out", str(out)])
+    with pytest.raises(SystemExit):
+        _recipe("mix_weights").main()
