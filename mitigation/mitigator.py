@@ -355,8 +355,10 @@ class Mitigator:
         def gap(text: str) -> str:
             # after a sentence removed at the start of the draft or of a paragraph, the
             # space that separated it from the next one would open the line
-            if dropped and (not "".join(out).strip() or "".join(out).endswith("\n")):
-                return text.lstrip(" \t")
+            if dropped:
+                written = "".join(out)
+                if not written.strip() or written.endswith("\n"):
+                    return text.lstrip(" \t")
             return text
 
         for s_start, s_end in sentences:

@@ -478,12 +478,15 @@ class SpacyDecomposer:
         return x
 
     def _shared_prefix(self, tok: Any, parent: Any, heads: dict[int, tuple[str, Any]],
-                       subjects: dict[int, Any] | None = None) -> str | None:
-        """Subject (+ auxiliary) that a shared-subject clause borrows from its head."""
-        fixed = subjects or {}
+                       subjects: dict[int, Any]) -> str | None:
+        """Subject (+ auxiliary) that a shared-subject clause borrows from its head.
+
+        ``subjects``: clause heads whose subject the parser attached elsewhere (see
+        :meth:`_stray_subject`), with that subject.
+        """
 
         def subject(head: Any) -> Any:
-            return fixed[head.i] if head.i in fixed else self._subject(head)
+            return subjects[head.i] if head.i in subjects else self._subject(head)
 
         owner = parent
         while owner is not None and subject(owner) is None:

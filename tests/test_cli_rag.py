@@ -31,3 +31,32 @@ def test_ask_refuses_a_draft_with_self_correct(tmp_path, capsys) -> None:
     assert main(["ask", "q", "--index", str(tmp_path / "none"), "--draft", "Paris is big.",
                  "--self-correct"]) == 2
     assert "--draft and --self-correct exclude each other" in capsys.readouterr().err
+
+
+def test_ask_passes_min_evidence_score_to_the_pipelines_pairer(tmp_path, capsys,
+                                                                monkeypatch) -> None:
+    import rag.pipeline
+    import rag.retrieval
+
+    seen: list[float] = []
+
+    class Result:
+        def to_dict(self) -> dict:
+            return {"ok": True}
+
+    def run(self, question, *, draft=None):  # type: ignore[no-untyped-def]
+        seen.append(self.pairer.min_score)
+        return Result()
+
+    monkeypatch.setattr(rag.retrieval.HybridRetriever, "load",
+                        classmethod(lambda cls, path, **kw: object()))
+    monkeypatch.setattr(rag.pipeline.RAGPipeline, "run", run)
+    assert main(["ask", "q", "--index", str(tmp_path), "--draft", "Paris is big.",
+                 "--min-evidence-score", "0.4", "--json"]) == 0
+    assert main(["ask", "q", "--index", str(tmp_path), "--draft", "Paris is big.",
+                 "--json"]) == 0
+    from rag.pairing import MIN_SCORE
+
+    assert seen == [0.4, MIN_SCORE]
+    with pytest.raises(ValueError, match="min_evidence_score"):
+        rag.pipeline.RAGPipeline(object(), min_evidence_score=2.0)  # type: ignore[arg-type]

@@ -257,6 +257,8 @@ def _detect_format(path: Path) -> str:
 
 
 _BOM = b"\xef\xbb\xbf"
+#: The code points ``surrogateescape`` keeps an undecodable byte as (U+DC80 to U+DCFF).
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
 
 def _undecodable(text: str, first_line: int) -> str | None:
@@ -264,11 +266,11 @@ def _undecodable(text: str, first_line: int) -> str | None:
 
     ``first_line`` is the file line ``text`` starts on; the answer names the byte and its line.
     """
-    for pos, ch in enumerate(text):
-        if "\udc80" <= ch <= "\udcff":
-            line = first_line + text.count("\n", 0, pos)
-            return f"not UTF-8: byte 0x{ord(ch) - 0xDC00:02x} on line {line}"
-    return None
+    m = _ESCAPED_BYTE.search(text)
+    if m is None:
+        return None
+    line = first_line + text.count("\n", 0, m.start())
+    return f"not UTF-8: byte 0x{ord(m.group()) - 0xDC00:02x} on line {line}"
 
 
 def _printable(text: str) -> str:
@@ -370,11 +372,12 @@ def _read_delimited(path: Path, fmt: str) -> Iterator[RawRow]:
             error = parse_error or bad or header_error
             if error is None and not values and not raw.strip():
                 error = "empty line"
-            if error is None and header is not None and len(values) != len(header):
-                error = f"row has {len(values)} fields, header has {len(header)}"
-            if error is not None or header is None:
+            if error is None and len(values) != len(header or ()):
+                error = f"row has {len(values)} fields, header has {len(header or ())}"
+            if error is not None:  # (a missing header is header_error)
                 yield RawRow(start, _printable(raw), None, error, src)
                 continue
+            assert header is not None
             yield RawRow(start, raw, dict(zip(header, values, strict=True)), None, src)
 
 
@@ -748,7 +751,8 @@ class UnscoredPairs(ValueError):  # noqa: N818 (a bad-input ValueError, named fo
 
     Args:
         probs: ``(n, 3)`` probabilities of every pair (any values where a pair failed).
-        reasons: Pair index -> why that pair could not be scored.
+        reasons: Pair index -> why that pair could not be scored, as its error record gives
+            it (:func:`_score_isolating_bad_pairs` writes them so).
     """
 
     def __init__(self, probs: np.ndarray, reasons: dict[int, str]) -> None:
@@ -783,21 +787,18 @@ def _score_isolating_bad_pairs(scorer: Any, pairs: list[tuple[str, str]]
     """
     from verifier.errors import VerifierError
 
-    def why(message: str) -> str:
-        return "cannot score: " + _INDEXED_ARGUMENT.sub(lambda m: _ARGUMENT_NAMES[m.group(1)],
-                                                        message)
-
     try:
         nli, extra = _score(scorer, pairs)
-    except UnscoredPairs as exc:  # the scorer isolated its bad pairs itself
+    except UnscoredPairs as exc:  # the scorer isolated its bad pairs itself (the Ray actors)
         probs = np.asarray(exc.probs, dtype=np.float64)
-        return [why(exc.reasons[k]) if k in exc.reasons else (probs[k], None)
+        return [exc.reasons[k] if k in exc.reasons else (probs[k], None)
                 for k in range(len(pairs))]
     except ValueError as exc:
         if isinstance(exc, VerifierError):
             raise
         if len(pairs) == 1:
-            return [why(str(exc))]
+            named = _INDEXED_ARGUMENT.sub(lambda m: _ARGUMENT_NAMES[m.group(1)], str(exc))
+            return [f"cannot score: {named}"]
         mid = len(pairs) // 2
         return (_score_isolating_bad_pairs(scorer, pairs[:mid])
                 + _score_isolating_bad_pairs(scorer, pairs[mid:]))
@@ -910,6 +911,11 @@ def run_eval(cfg: EvalConfig, *, scorer: Any = None, show_progress_bar: bool | N
     return metrics
 
 
+def _error_record(row: RawRow, reason: str | None) -> dict[str, Any]:
+    """An ``errors.jsonl`` record: where the row is, why it has no prediction, its text."""
+    return {"line": row.line, "source": row.source, "reason": reason, "raw": row.raw}
+
+
 def _no_usable_row_message(cfg: EvalConfig, err_path: Path, n_errors: int) -> str:
     """Why a run scored no row: its first error and, for a missing field, the rows' fields."""
     with err_path.open(encoding="utf-8") as fh:
@@ -946,15 +952,13 @@ def _run_chunks(cfg: EvalConfig, scorer: Any, state: dict[str, Any], state_path:
             metas: list[tuple[int, RawRow, str | None, str]] = []
             for pos, r in enumerate(chunk):
                 if r.record is None:
-                    errs.append((pos, {"line": r.line, "source": r.source, "reason": r.error,
-                                       "raw": r.raw}))
+                    errs.append((pos, _error_record(r, r.error)))
                     continue
                 try:
                     claim, evidence, raw_label, rid = extract(r.record, cfg.fields)
                     gold = gold_for_scheme(raw_label, cfg.scheme)
                 except ValueError as exc:
-                    errs.append((pos, {"line": r.line, "source": r.source, "reason": str(exc),
-                                       "raw": r.raw}))
+                    errs.append((pos, _error_record(r, str(exc))))
                     continue
                 pairs.append((evidence, claim))
                 metas.append((pos, r, rid, gold))
@@ -965,13 +969,14 @@ def _run_chunks(cfg: EvalConfig, scorer: Any, state: dict[str, Any], state_path:
                 t0 = time.perf_counter()
                 scored = _score_isolating_bad_pairs(scorer, pairs)
                 state["seconds"] += time.perf_counter() - t0
-                good = [(m, s) for m, s in zip(metas, scored, strict=True)
-                        if not isinstance(s, str)]
-                for (pos, r, _, _), s in zip(metas, scored, strict=True):
-                    if isinstance(s, str):
+                good = []
+                for meta, s in zip(metas, scored, strict=True):
+                    if isinstance(s, str):  # the reason this pair could not be scored
+                        pos, r = meta[0], meta[1]
                         logger.warning("%s:%d: %s", r.source, r.line, s)
-                        errs.append((pos, {"line": r.line, "source": r.source, "reason": s,
-                                           "raw": r.raw}))
+                        errs.append((pos, _error_record(r, s)))
+                    else:
+                        good.append((meta, s))
                 state["pairs_scored"] += len(good)
                 if good:
                     nli = np.stack([s[0] for _, s in good])

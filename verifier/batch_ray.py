@@ -29,23 +29,20 @@ class _NLIActor:
         self.detector.warm_up()
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        from verifier.errors import VerifierError
+        from verifier.batch import _score_isolating_bad_pairs
 
         pairs = list(zip(batch["premise"].tolist(), batch["hypothesis"].tolist(), strict=True))
-        errors = [""] * len(pairs)
-        try:
-            probs = self.detector.predict(pairs)
-        except ValueError as exc:  # bad input: score pair by pair, keep each failure's reason
-            if isinstance(exc, VerifierError):
-                raise
-            probs = np.zeros((len(pairs), 3), dtype=np.float32)
-            for k, pair in enumerate(pairs):
-                try:
-                    probs[k] = self.detector.predict([pair])[0]
-                except ValueError as one:
-                    if isinstance(one, VerifierError):
-                        raise
-                    errors[k] = str(one)
+        # bad input (a claim too long for the window) is isolated here, in the actor, as the
+        # local engine does it; the driver gets each bad pair's reason instead of its row
+        scored = _score_isolating_bad_pairs(self.detector.predict, pairs)
+        probs = np.zeros((len(pairs), 3), dtype=np.float32)
+        errors = []
+        for k, s in enumerate(scored):
+            if isinstance(s, str):
+                errors.append(s)
+            else:
+                probs[k] = s[0]
+                errors.append("")
         return {"idx": batch["idx"], "probs": probs, "error": np.asarray(errors, dtype=object)}
 
 

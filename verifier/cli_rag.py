@@ -101,10 +101,8 @@ def _cmd_ask(args: argparse.Namespace) -> int:
             if Path(args.draft).is_file() else args.draft
     generator = None if draft is not None else HFGenerator(max_new_tokens=args.max_new_tokens,
                                                            device=args.device)
-    from rag.pairing import EvidencePairer
-
-    pairer = EvidencePairer(encoder=r.dense, min_score=args.min_evidence_score)
-    pipe = RAGPipeline(r, generator, pairer=pairer, top_k=args.top_k)
+    pipe = RAGPipeline(r, generator, top_k=args.top_k,
+                       min_evidence_score=args.min_evidence_score)
     res = pipe.run(args.question, draft=draft)
     if args.json:
         json.dump(res.to_dict(), sys.stdout, indent=2, ensure_ascii=False)

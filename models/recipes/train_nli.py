@@ -126,9 +126,9 @@ def cmd_train(args) -> None:
     amp_dtype = torch.bfloat16 if args.bf16 else None
     tok = AutoTokenizer.from_pretrained(args.base)
     # fp32 master weights whatever the checkpoint stores: transformers 5 loads a checkpoint
-    # in its stored dtype, and AdamW steps on bf16 weights round most updates away (3 steps
-    # at lr 3e-5 changed 6 % of a bf16 MiniLM's weights, 99.9 % in fp32); --bf16 autocasts
-    # the compute only
+    # in its stored dtype, and AdamW steps on bf16 weights round most updates away
+    # (tests/test_recipes.py: one epoch at lr 1e-5 changes > 90 % of a tiny bf16
+    # checkpoint's encoder weights in fp32, 18 % in bf16); --bf16 autocasts the compute only
     model = AutoModelForSequenceClassification.from_pretrained(
         args.base, num_labels=3, id2label=dict(enumerate(LABELS)), label2id=L2I,
         ignore_mismatched_sizes=True, dtype=torch.float32,
