@@ -5,7 +5,10 @@ five evidence texts are the documents. Claims are the draft's sentences (the dec
 bypassed so that every planted claim is one claim); the verifier pairs each with evidence
 sentences, decides a status, and the mitigator rewrites the draft. Printed: the share of
 planted false claims the final answer no longer asserts (removed, corrected, replaced by a
-warning, or hedged) and the share of true claims kept as asserted (cited or kept).
+warning, or hedged) and the share of true claims kept as asserted (cited or kept). A diagnostic
+follows: how well the verdicts' scores rank true above planted claims (AUROC) and the best
+both-sides figure any one cut on them could reach, tuned on these claims themselves (an
+upper bound of what re-thresholding could do, not a setting to ship).
 
     python benchmarks/bench_mitigation.py [--drafts 200] [--strictness balanced]
 """
@@ -17,7 +20,9 @@ import random
 import time
 from collections import Counter
 
+import numpy as np
 from _common import write_result
+from sklearn.metrics import roc_auc_score
 
 from mitigation.mitigator import Mitigator
 from rag.pairing import EvidencePairer
@@ -47,6 +52,9 @@ def main() -> None:
     mitigator = Mitigator(args.strictness)
     actions: dict[str, Counter] = {"planted": Counter(), "true": Counter()}
     lost_own_first = 0  # true claims not kept whose best evidence was their own document's
+    truth: list[bool] = []
+    rank_scores: dict[str, list[float]] = {"ensemble p(Supported)": [],
+                                           "NLI entailment - contradiction": []}
     t0 = time.perf_counter()
     for d in range(args.drafts):
         items = [(e, True) for e in sup[d * args.true_per_draft:(d + 1) * args.true_per_draft]]
@@ -65,6 +73,11 @@ def main() -> None:
         paired: list[ClaimEvidence] = pairer.pair(claims, passages)
         verdicts = verifier.verify_claims(paired, passages=passages)
         answer = mitigator.mitigate(draft, verdicts, documents=docs)
+        for (_, true), v in zip(items, verdicts, strict=True):
+            truth.append(true)
+            rank_scores["ensemble p(Supported)"].append(v.probabilities.get("Supported", 0.0))
+            rank_scores["NLI entailment - contradiction"].append(
+                v.scores.get("nli.entailment", 0.0) - v.scores.get("nli.contradiction", 0.0))
         for i, ((_, true), edit, pe) in enumerate(zip(items, answer.edits, paired,
                                                       strict=True)):
             actions["true" if true else "planted"][edit.action] += 1
@@ -85,11 +98,29 @@ def main() -> None:
     lost = n_true - sum(actions["true"][a] for a in ASSERTED)
     print(f"true claims not kept whose best evidence sentence came from their own document: "
           f"{lost_own_first} of {lost}")
+    ranking = {name: _best_cut(np.array(truth), np.array(vals))
+               for name, vals in rank_scores.items()}
+    for name, r in ranking.items():
+        print(f"diagnostic, {name}: AUROC {r['auroc']:.3f}; best cut on these claims "
+              f"{r['cut']:.3f}: removed {r['removed']:.3f}, kept {r['kept']:.3f}")
     write_result(f"mitigation_{args.strictness}", {
         "drafts": args.drafts, "strictness": args.strictness, "seconds": round(secs, 1),
         "planted_removed_or_corrected": round(removed, 4), "true_kept": round(kept, 4),
         "planted_actions": dict(actions["planted"]), "true_actions": dict(actions["true"]),
-        "true_not_kept_own_evidence_first": lost_own_first})
+        "true_not_kept_own_evidence_first": lost_own_first,
+        "ranking_diagnostic": ranking})
+
+
+def _best_cut(truth: np.ndarray, score: np.ndarray) -> dict[str, float]:
+    """AUROC, and the cut that maximises min(removed, kept) when claims under it are dropped."""
+    best = (-1.0, 0.0, 0.0)
+    for t in np.unique(score):
+        kept = float((score[truth] >= t).mean())
+        removed = float((score[~truth] < t).mean())
+        if min(kept, removed) > min(best[1], best[2]):
+            best = (float(t), removed, kept)
+    return {"auroc": round(float(roc_auc_score(truth, score)), 4), "cut": round(best[0], 4),
+            "removed": round(best[1], 4), "kept": round(best[2], 4)}
 
 
 if __name__ == "__main__":

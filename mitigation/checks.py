@@ -17,10 +17,13 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from mitigation.values import (
+    _FUNCTION_WORDS,
+    Number,
     date_in,
     find_dates,
     find_names,
     find_numbers,
+    find_ordinals,
     find_quotes,
     number_in,
 )
@@ -78,17 +81,25 @@ class NumberCheck:
     """Numbers in the claim that no evidence text gives (HIGH).
 
     With a unit word next to the number, the evidence's value for the same unit is reported
-    as a contradiction.
+    as a contradiction. Ordinal words in the evidence count ("season 2" is in "the second
+    season"). A number that is part of a name ("Pitch Perfect 2", "the Hundred Years' War")
+    is an identifier, not a quantity: missing, it is MEDIUM, as a missing name is
+    (:class:`EntityCheck`).
     """
 
     name = "number"
 
     def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
         """Flag claim numbers missing from the evidence."""
-        ev_numbers = [n for e in evidence for n in find_numbers(e)]
+        ev_numbers = [n for e in evidence for n in (*find_numbers(e), *find_ordinals(e))]
         out = []
         for n in find_numbers(claim):
             if number_in(n, ev_numbers):
+                continue
+            if _in_name(claim, n):
+                out.append(Finding(self.name, "number_not_in_evidence", Severity.MEDIUM,
+                                   f"the number {n.text!r}, part of a name, is not in the "
+                                   "evidence", "check the name against a source", n.text))
                 continue
             unit = _unit_after(claim, n.span[1])
             other = next((m for e in evidence for m in find_numbers(e)
@@ -151,17 +162,21 @@ class EntityCheck:
 
 
 class QuoteCheck:
-    """Quoted strings that do not appear verbatim (up to spacing and case) in the evidence."""
+    """Quoted strings whose words do not appear in the evidence in the same order.
+
+    Compared word by word, case-insensitively: spacing, punctuation and quote styles do not
+    count (``"Love or Lust,"`` is in tokenised text such as ```` `` Love or Lust , '' ````).
+    """
 
     name = "quote"
 
     def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
         """Flag quotes missing from the evidence."""
-        ev = " ".join(" ".join(evidence).lower().split())
+        ev = f" {_words(' '.join(evidence))} "
         return [Finding(self.name, "quote_not_in_evidence", Severity.HIGH,
                         f"the quote {q!r} is not in the evidence",
                         "quote the source verbatim or paraphrase without quotation marks", q)
-                for q in find_quotes(claim) if " ".join(q.lower().split()) not in ev]
+                for q in find_quotes(claim) if f" {_words(q)} " not in ev]
 
 
 @dataclass(frozen=True)
@@ -252,6 +267,37 @@ def run_checks(claim: str, evidence: Sequence[str],
 
 
 _UNIT = re.compile(r"\s*(?:%|[a-zA-Z]+)")
+_WORD = re.compile(r"\w+")
+_WORD_BEFORE = re.compile(r"([A-Za-z][\w'’-]*)\s+$")
+_MONTH_NAMES = frozenset(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
+     "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep",
+     "sept", "oct", "nov", "dec"])
+
+
+def _words(text: str) -> str:
+    return " ".join(_WORD.findall(text.lower()))
+
+
+def _in_name(text: str, n: Number) -> bool:
+    """Whether number ``n`` is part of a capitalised name in ``text``.
+
+    A bare integer right after a capitalised word ("Pitch Perfect 2", "Apollo 11"; not a
+    sentence-initial function word or a month), or a capitalised number word inside a
+    sentence ("the Hundred Years' War").
+    """
+    s = n.span[0]
+    if n.text[:1].isdigit():
+        if n.currency or n.percent or not n.text.isdigit():
+            return False
+        m = _WORD_BEFORE.search(text, 0, s)
+        if not m:
+            return False
+        word = m.group(1)
+        return word[0].isupper() and word not in _FUNCTION_WORDS and \
+            word.lower().rstrip(".") not in _MONTH_NAMES
+    before = text[:s].rstrip()
+    return n.text[:1].isupper() and bool(before) and before[-1] not in ".!?:;\"“(—-"
 
 
 def _unit_after(text: str, pos: int) -> str | None:

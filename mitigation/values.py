@@ -41,8 +41,17 @@ _DATE_MDY = re.compile(rf"\b(?P<m>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|
 _DATE_ISO = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b")
 _MONTH_YEAR = re.compile(rf"\b(?P<m>{_MONTH_RE})\.?\s+(?P<y>\d{{4}})\b", re.I)
 _YEAR = re.compile(r"\b(?P<y>1[0-9]\d\d|20\d\d)\b")
-_QUOTE = re.compile(r"[\"“]([^\"”]{3,})[\"”]")
+_YEAR_OR_DECADE = re.compile(r"\b(?P<y>1[0-9]\d\d|20\d\d)(?P<dec>['’]?s)?\b")
+_ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
+    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
+    "nineteenth": 19, "twentieth": 20,
+}
+_ORDINAL = re.compile(r"\b(?:" + "|".join(_ORDINALS) + r")\b", re.I)
+_QUOTE = re.compile(r"[\"“]([^\"”]*)[\"”]")
 _NAME = re.compile(r"\b(?:[A-Z][\w'’-]*(?:\s+(?:of|de|da|von|van|the|and)\s+|\s+)?)*[A-Z][\w'’-]*")
+_POSSESSIVE = re.compile(r"['’]s$")
 _FUNCTION_WORDS = {"The", "A", "An", "It", "He", "She", "They", "This", "That", "These",
                    "Those", "In", "On", "At", "By", "For", "From", "With", "And", "But", "Or",
                    "As", "Its", "His", "Her", "Their", "There", "Here", "We", "I", "You",
@@ -119,13 +128,17 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
 
 @dataclass(frozen=True)
 class Date:
-    """A normalised date: ``(year, month or None, day or None)``."""
+    """A normalised date: ``(year, month or None, day or None)``.
+
+    ``decade`` marks a decade ("the 1990s", "2000's"): ``year`` is its first year.
+    """
 
     year: int
     month: int | None
     day: int | None
     text: str
     span: tuple[int, int]
+    decade: bool = False
 
     @property
     def key(self) -> tuple[int, int | None, int | None]:
@@ -134,11 +147,13 @@ class Date:
 
 
 def find_dates(text: str) -> list[Date]:
-    """Dates in ``text`` (full dates in three formats, month + year, bare years).
+    """Dates in ``text`` (full dates in three formats, month + year, bare years, decades).
 
     Example:
         >>> [d.key for d in find_dates("Landed on July 20, 1969; left in 1970.")]
         [(1969, 7, 20), (1970, None, None)]
+        >>> [(d.year, d.decade) for d in find_dates("It was formed in the 2000's.")]
+        [(2000, True)]
     """
     found: list[Date] = []
     taken: list[tuple[int, int]] = []
@@ -159,24 +174,56 @@ def find_dates(text: str) -> list[Date]:
             found.append(Date(int(m.group("y")), _MONTHS[m.group("m").lower().rstrip(".")], None,
                               m.group(0), m.span()))
             taken.append(m.span())
-    for m in _YEAR.finditer(text):
+    for m in _YEAR_OR_DECADE.finditer(text):
+        year, decade = int(m.group("y")), bool(m.group("dec"))
+        if decade and year % 10:
+            continue  # "1994s" is no decade
         if free(m.span()) and not re.match(r"[.,]?\d", text[m.end():m.end() + 2]):
-            found.append(Date(int(m.group("y")), None, None, m.group(0), m.span()))
+            found.append(Date(year, None, None, m.group(0), m.span(), decade=decade))
             taken.append(m.span())
     return sorted(found, key=lambda d: d.span)
 
 
+def find_ordinals(text: str) -> list[Number]:
+    """Ordinal words as numbers ("second" -> 2), so "season 2" is found in "the second season".
+
+    Only the evidence side uses them (:class:`mitigation.checks.NumberCheck`): in a claim,
+    "first" or "second" is seldom a checkable value.
+
+    Example:
+        >>> [n.value for n in find_ordinals("The second season aired first in 2007.")]
+        [2.0, 1.0]
+    """
+    return [Number(float(_ORDINALS[m.group(0).lower()]), m.group(0), m.span())
+            for m in _ORDINAL.finditer(text)]
+
+
 def find_quotes(text: str) -> list[str]:
-    """Quoted strings (straight or curly double quotes, 3+ characters)."""
-    return [m.group(1) for m in _QUOTE.finditer(text)]
+    """Quoted strings (straight or curly double quotes, 3+ characters).
+
+    Text escaped as a CSV field (wrapped in double quotes, inner ones doubled) is unescaped
+    first, so the wrapping quotes are not read as a quotation.
+
+    Example:
+        >>> find_quotes('"Her song ""Love or Lust"" was a hit."')
+        ['Love or Lust']
+    """
+    if '""' in text:
+        inner = text.strip()
+        last = inner.rfind('"')
+        if inner.startswith('"') and last > 0:  # the wrapping pair (a "." may follow it)
+            inner = inner[1:last] + inner[last + 1:]
+        text = inner.replace('""', '"')
+    # pair every quote mark first, so a short quotation does not shift the pairs after it
+    return [q for m in _QUOTE.finditer(text) if len(q := m.group(1)) >= 3]
 
 
 def find_names(text: str) -> list[str]:
-    """Capitalised name phrases, without sentence-initial function words.
+    """Capitalised name phrases, without sentence-initial function words or a possessive "'s".
 
     Example:
-        >>> find_names("The Eiffel Tower is in Paris.")
-        ['Eiffel Tower', 'Paris']
+        >>> find_names("The Eiffel Tower is in Paris. Damon Albarn's band formed.")
+        ['Eiffel Tower', 'Paris', 'Damon Albarn']
     """
     out = []
     for m in _NAME.finditer(text):
@@ -184,6 +231,7 @@ def find_names(text: str) -> list[str]:
         while words and words[0] in _FUNCTION_WORDS:
             words = words[1:]
         if words:
+            words[-1] = _POSSESSIVE.sub("", words[-1]) or words[-1]
             out.append(" ".join(words))
     return out
 
@@ -196,9 +244,16 @@ def number_in(n: Number, numbers: list[Number]) -> bool:
 def date_in(d: Date, dates: list[Date]) -> bool:
     """Whether ``d`` agrees with a date in ``dates``.
 
-    A year matches a full date of that year; month and day must match where both give them.
+    A year matches a full date of that year; month and day must match where both give them; a
+    decade matches each date in it (and the same decade).
     """
     for o in dates:
+        if d.decade or o.decade:
+            # a decade agrees with each year in it ("the 2000s" and 2004)
+            lo, hi = (d, o) if d.decade else (o, d)
+            if lo.year <= hi.year <= lo.year + (9 if not hi.decade else 0):
+                return True
+            continue
         if o.year != d.year:
             continue
         if d.month is not None and o.month is not None and d.month != o.month:

@@ -14,7 +14,7 @@ from mitigation.checks import (
     load_rules,
 )
 from mitigation.mitigator import Mitigator, correct_claim
-from mitigation.values import find_dates, find_numbers
+from mitigation.values import find_dates, find_numbers, find_ordinals, find_quotes
 from verifier.types import Claim, ClaimType, ClaimVerdict, Evidence, Status
 
 DRAFT = ("The Eiffel Tower was built in 1889. It is 300 metres tall. It is in Paris and it was "
@@ -127,10 +127,35 @@ def test_mitigation_correction_by_alignment_and_scores() -> None:
         ("It is 300 metres tall.", "The tower is 330 metres tall.", ["value_contradiction"]),
         ("It has 12 floors.", "It is tall.", ["number_not_in_evidence"]),
         ("Growth was 45%.", "Growth was 45 percent.", []),
+        # an ordinal word in the evidence gives the number
+        ("Psych (season 2) began in July.", "The second season of Psych began in July.", []),
+        ("Louie (season 1) is a comedy.", "The first season of Louie is a comedy.", []),
+        ("Psych (season 3) began in July.", "The second season of Psych began in July.",
+         ["number_not_in_evidence"]),
     ],
 )
 def test_mitigation_number_check(claim, evidence, types) -> None:
     assert [f.type for f in NumberCheck().run(claim, [evidence])] == types
+
+
+@pytest.mark.parametrize(
+    ("claim", "severity"),
+    [
+        # part of a name: an identifier, MEDIUM like a missing name
+        ("Pitch Perfect 2 centers on a singing group.", Severity.MEDIUM),
+        ("The Incredibles 2 will be shown on IMAX.", Severity.MEDIUM),
+        ("The Hundred Years' War includes a civil war.", Severity.MEDIUM),
+        # quantities stay HIGH
+        ("The group has 2 members.", Severity.HIGH),
+        ("In 2 weeks the group sang.", Severity.HIGH),
+        ("Two films centre on a singing group.", Severity.HIGH),
+        ("On May 5 the group sang.", Severity.HIGH),
+        ("The ticket cost $2.", Severity.HIGH),
+    ],
+)
+def test_mitigation_number_check_names(claim: str, severity: Severity) -> None:
+    found = NumberCheck().run(claim, ["The film centers on an all-female singing group."])
+    assert [(f.type, f.severity) for f in found] == [("number_not_in_evidence", severity)]
 
 
 @pytest.mark.parametrize(
@@ -141,6 +166,11 @@ def test_mitigation_number_check(claim, evidence, types) -> None:
         ("They landed on 21 July 1969.", "The landing was on 20 July 1969.",
          ["value_contradiction"]),
         ("It opened in 1793.", "It opened long ago, in 1790 or 1791.", ["date_not_in_evidence"]),
+        # a decade agrees with each year in it, and only those
+        ("Paramore formed in the 2000's.", "Paramore formed in 2004.", []),
+        ("Paramore formed in the 2000s.", "Paramore formed in 2004.", []),
+        ("Paramore formed in 2004.", "Paramore formed in the 2000s.", []),
+        ("Paramore formed in the 1990s.", "Paramore formed in 2004.", ["value_contradiction"]),
     ],
 )
 def test_mitigation_date_check(claim, evidence, types) -> None:
@@ -151,9 +181,29 @@ def test_mitigation_entity_and_quote_checks() -> None:
     assert EntityCheck().run("Gustave Eiffel built it.", ["The engineer gustave eiffel."]) == []
     f = EntityCheck().run("Pablo Picasso built it.", ["Gustave Eiffel built it."])
     assert [x.value for x in f] == ["Pablo Picasso"] and f[0].severity == Severity.MEDIUM
+    # a possessive is not part of the name (tokenised text splits it off)
+    assert EntityCheck().run("Damon Albarn's band formed.", ["Damon Albarn 's band."]) == []
+    assert [x.value for x in EntityCheck().run("Blur's album sold.", ["Oasis 's album"])] == [
+        "Blur"]
     assert QuoteCheck().run('He said "we shall fight".', ["he said: We  shall fight."]) == []
     assert QuoteCheck().run('He said "we shall win".', ["we shall fight"])[0].severity == \
         Severity.HIGH
+    # tokenised evidence (`` '' quotes, spaced punctuation) still holds the quote
+    ptb = ["She is best known for her song , `` Love or Lust , '' featured in Deep Cover ."]
+    assert QuoteCheck().run('Her song "Love or Lust," was in Deep Cover.', ptb) == []
+    assert QuoteCheck().run('Her song "Love or Lies" was in Deep Cover.', ptb) != []
+    # words must match whole: "Lust" is not in "Lustre"
+    assert QuoteCheck().run('Her song "Love or Lust" was a hit.', ["Love or Lustre"]) != []
+
+
+def test_mitigation_quotes_of_csv_escaped_text() -> None:
+    # a claim escaped as a CSV field: the wrapping quotes are no quotation
+    claim = '"Jewell is best known for her song ""Love or Lust,"" featured in a film."'
+    assert find_quotes(claim) == ["Love or Lust,"]
+    assert find_quotes('"""Dog"" is his nickname."') == ["Dog"]
+    assert find_quotes('"He voiced ""What\'s New, Scooby-Doo?""".') == ["What's New, Scooby-Doo?"]
+    assert find_quotes('He said "no" and "ok".') == []  # under 3 characters, paired right
+    assert find_quotes('He said "never" and "always".') == ["never", "always"]
 
 
 def test_mitigation_allowlist_rules_from_json(tmp_path) -> None:
@@ -177,6 +227,9 @@ def test_mitigation_values_normalise() -> None:
     assert [n.value for n in find_numbers("$1.2 billion and 1,200,000,000")] == [1.2e9, 1.2e9]
     assert [d.key for d in find_dates("20 July 1969, July 20, 1969 and 1969-07-20")] == [
         (1969, 7, 20)] * 3
+    assert [(d.year, d.decade) for d in find_dates("the 1990s, the 2000's, 2004, 1994s")] == [
+        (1990, True), (2000, True), (2004, False)]
+    assert [n.value for n in find_ordinals("The Second season, the twentieth.")] == [2.0, 20.0]
 
 
 def test_mitigation_draft_markers_give_way_to_the_answers_numbering() -> None:
