@@ -130,7 +130,9 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
 class Date:
     """A normalised date: ``(year, month or None, day or None)``.
 
-    ``decade`` marks a decade ("the 1990s", "2000's"): ``year`` is its first year.
+    ``decade`` marks a decade ("the 1990s", "2000's"): ``year`` is its first year. A year
+    ending in 00 ("the 1800s") may name its century as well, so it spans a hundred years
+    (:attr:`years`).
     """
 
     year: int
@@ -144,6 +146,13 @@ class Date:
     def key(self) -> tuple[int, int | None, int | None]:
         """``(year, month, day)``."""
         return (self.year, self.month, self.day)
+
+    @property
+    def years(self) -> range:
+        """The years the date covers: one, ten for a decade, a hundred for "the 1800s"."""
+        if not self.decade:
+            return range(self.year, self.year + 1)
+        return range(self.year, self.year + (100 if self.year % 100 == 0 else 10))
 
 
 def find_dates(text: str) -> list[Date]:
@@ -245,13 +254,13 @@ def date_in(d: Date, dates: list[Date]) -> bool:
     """Whether ``d`` agrees with a date in ``dates``.
 
     A year matches a full date of that year; month and day must match where both give them; a
-    decade matches each date in it (and the same decade).
+    decade matches each date in it and each span it overlaps (:attr:`Date.years`).
     """
     for o in dates:
         if d.decade or o.decade:
-            # a decade agrees with each year in it ("the 2000s" and 2004)
-            lo, hi = (d, o) if d.decade else (o, d)
-            if lo.year <= hi.year <= lo.year + (9 if not hi.decade else 0):
+            # a decade agrees with each year in it ("the 2000s" and 2004), and overlapping
+            # spans agree ("the 1800s" and "the 1850s")
+            if set(d.years) & set(o.years):
                 return True
             continue
         if o.year != d.year:

@@ -171,6 +171,10 @@ def test_mitigation_number_check_names(claim: str, severity: Severity) -> None:
         ("Paramore formed in the 2000s.", "Paramore formed in 2004.", []),
         ("Paramore formed in 2004.", "Paramore formed in the 2000s.", []),
         ("Paramore formed in the 1990s.", "Paramore formed in 2004.", ["value_contradiction"]),
+        # "the 1800s" may be the century: no contradiction with 1850, one with 1950
+        ("It was built in the 1800s.", "It was built in 1850.", []),
+        ("It was built in the 1850s.", "It was built in the 1800s.", []),
+        ("It was built in the 1800s.", "It was built in 1950.", ["value_contradiction"]),
     ],
 )
 def test_mitigation_date_check(claim, evidence, types) -> None:
