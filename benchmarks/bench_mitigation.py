@@ -27,7 +27,7 @@ from sklearn.metrics import roc_auc_score
 from mitigation.mitigator import Mitigator
 from rag.pairing import EvidencePairer
 from verifier.datasets import REFUTES, SUPPORTS, load_preset
-from verifier.types import Claim, ClaimEvidence, Evidence
+from verifier.types import Claim, ClaimEvidence, Evidence, Status
 from verifier.verify import Verifier
 
 NOT_ASSERTED = {"removed", "corrected", "warned", "hedged"}
@@ -52,6 +52,7 @@ def main() -> None:
     mitigator = Mitigator(args.strictness)
     actions: dict[str, Counter] = {"planted": Counter(), "true": Counter()}
     lost_own_first = 0  # true claims not kept whose best evidence was their own document's
+    overruled: list[dict[str, str]] = []  # true claims the verifier supported, not kept
     truth: list[bool] = []
     rank_scores: dict[str, list[float]] = {"ensemble p(Supported)": [],
                                            "NLI entailment - contradiction": []}
@@ -78,9 +79,12 @@ def main() -> None:
             rank_scores["ensemble p(Supported)"].append(v.probabilities.get("Supported", 0.0))
             rank_scores["NLI entailment - contradiction"].append(
                 v.scores.get("nli.entailment", 0.0) - v.scores.get("nli.contradiction", 0.0))
-        for i, ((_, true), edit, pe) in enumerate(zip(items, answer.edits, paired,
-                                                      strict=True)):
+        for i, ((_, true), edit, pe, v) in enumerate(zip(items, answer.edits, paired, verdicts,
+                                                         strict=True)):
             actions["true" if true else "planted"][edit.action] += 1
+            if true and edit.action not in ASSERTED and v.status == Status.SUPPORTED:
+                overruled.append({"claim": edit.claim, "action": edit.action,
+                                  "reason": edit.reason})
             if true and edit.action not in ASSERTED:
                 own = bool(pe.evidence) and pe.evidence[0].source_id == f"doc{d}-{i}"
                 lost_own_first += own
@@ -98,6 +102,8 @@ def main() -> None:
     lost = n_true - sum(actions["true"][a] for a in ASSERTED)
     print(f"true claims not kept whose best evidence sentence came from their own document: "
           f"{lost_own_first} of {lost}")
+    print(f"true claims the verifier called Supported that the answer does not keep (a check "
+          f"finding overruled it; listed in the JSON): {len(overruled)}")
     ranking = {name: _best_cut(np.array(truth), np.array(vals))
                for name, vals in rank_scores.items()}
     for name, r in ranking.items():
@@ -108,6 +114,7 @@ def main() -> None:
         "planted_removed_or_corrected": round(removed, 4), "true_kept": round(kept, 4),
         "planted_actions": dict(actions["planted"]), "true_actions": dict(actions["true"]),
         "true_not_kept_own_evidence_first": lost_own_first,
+        "true_supported_not_kept": overruled,
         "ranking_diagnostic": ranking})
 
 

@@ -17,8 +17,6 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from mitigation.values import (
-    _FUNCTION_WORDS,
-    Number,
     date_in,
     find_dates,
     find_names,
@@ -26,6 +24,7 @@ from mitigation.values import (
     find_ordinals,
     find_quotes,
     number_in,
+    part_of_name,
 )
 
 
@@ -91,19 +90,20 @@ class NumberCheck:
 
     def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
         """Flag claim numbers missing from the evidence."""
-        ev_numbers = [n for e in evidence for n in (*find_numbers(e), *find_ordinals(e))]
+        found = [(e, find_numbers(e)) for e in evidence]
+        ev_numbers = [n for e, ns in found for n in (*ns, *find_ordinals(e))]
         out = []
         for n in find_numbers(claim):
             if number_in(n, ev_numbers):
                 continue
-            if _in_name(claim, n):
+            if part_of_name(claim, n):
                 out.append(Finding(self.name, "number_not_in_evidence", Severity.MEDIUM,
                                    f"the number {n.text!r}, part of a name, is not in the "
                                    "evidence", "check the name against a source", n.text))
                 continue
             unit = _unit_after(claim, n.span[1])
-            other = next((m for e in evidence for m in find_numbers(e)
-                          if unit and _unit_after(e, m.span[1]) == unit), None) if unit else None
+            other = next((m for e, ns in found for m in ns
+                          if _unit_after(e, m.span[1]) == unit), None) if unit else None
             if other is not None:
                 out.append(Finding(self.name, "value_contradiction", Severity.HIGH,
                                    f"the claim says {n.text} {unit}, the evidence "
@@ -268,36 +268,10 @@ def run_checks(claim: str, evidence: Sequence[str],
 
 _UNIT = re.compile(r"\s*(?:%|[a-zA-Z]+)")
 _WORD = re.compile(r"\w+")
-_WORD_BEFORE = re.compile(r"([A-Za-z][\w'’-]*)\s+$")
-_MONTH_NAMES = frozenset(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-     "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep",
-     "sept", "oct", "nov", "dec"])
 
 
 def _words(text: str) -> str:
     return " ".join(_WORD.findall(text.lower()))
-
-
-def _in_name(text: str, n: Number) -> bool:
-    """Whether number ``n`` is part of a capitalised name in ``text``.
-
-    A bare integer right after a capitalised word ("Pitch Perfect 2", "Apollo 11"; not a
-    sentence-initial function word or a month), or a capitalised number word inside a
-    sentence ("the Hundred Years' War").
-    """
-    s = n.span[0]
-    if n.text[:1].isdigit():
-        if n.currency or n.percent or not n.text.isdigit():
-            return False
-        m = _WORD_BEFORE.search(text, 0, s)
-        if not m:
-            return False
-        word = m.group(1)
-        return word[0].isupper() and word not in _FUNCTION_WORDS and \
-            word.lower().rstrip(".") not in _MONTH_NAMES
-    before = text[:s].rstrip()
-    return n.text[:1].isupper() and bool(before) and before[-1] not in ".!?:;\"“(—-"
 
 
 def _unit_after(text: str, pos: int) -> str | None:

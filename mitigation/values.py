@@ -245,6 +245,35 @@ def find_names(text: str) -> list[str]:
     return out
 
 
+_WORD_BEFORE = re.compile(r"([A-Za-z][\w'’-]*)\s+$")
+
+
+def part_of_name(text: str, n: Number) -> bool:
+    """Whether number ``n`` of ``text`` is part of a capitalised name, not a quantity.
+
+    A bare integer right after a capitalised word ("Pitch Perfect 2", "Apollo 11"; not a
+    sentence-initial function word or a month), or a capitalised number word inside a
+    sentence ("the Hundred Years' War").
+
+    Example:
+        >>> [part_of_name(t, find_numbers(t)[0]) for t in ("Pitch Perfect 2 is a film.",
+        ...                                                 "In 2 weeks it sold 5 copies.")]
+        [True, False]
+    """
+    start = n.span[0]
+    if n.text[:1].isdigit():
+        if n.currency or n.percent or not n.text.isdigit():
+            return False
+        m = _WORD_BEFORE.search(text, 0, start)
+        if not m:
+            return False
+        word = m.group(1)
+        return word[0].isupper() and word not in _FUNCTION_WORDS and \
+            word.lower().rstrip(".") not in _MONTHS
+    before = text[:start].rstrip()
+    return n.text[:1].isupper() and bool(before) and before[-1] not in ".!?:;\"“(—-"
+
+
 def number_in(n: Number, numbers: list[Number]) -> bool:
     """Whether ``n``'s value is among ``numbers`` (tolerant to float rounding)."""
     return any(_close(n.value, m.value) for m in numbers)
@@ -260,7 +289,7 @@ def date_in(d: Date, dates: list[Date]) -> bool:
         if d.decade or o.decade:
             # a decade agrees with each year in it ("the 2000s" and 2004), and overlapping
             # spans agree ("the 1800s" and "the 1850s")
-            if set(d.years) & set(o.years):
+            if max(d.years.start, o.years.start) < min(d.years.stop, o.years.stop):
                 return True
             continue
         if o.year != d.year:

@@ -56,7 +56,7 @@ def test_train_nli_trains_fp32_master_weights_from_a_bf16_checkpoint(
             changed += int((after[name].float() != w.float()).sum())
             total += w.numel()
     assert total > 0
-    # bf16 master weights left ~5 % of these changed; fp32 ones change all but a few
+    # bf16 master weights left 18 % of these changed; fp32 ones change all but a few
     assert changed / total > 0.9
 
 

@@ -120,19 +120,16 @@ def alignment_features(claim: str, evidence: Sequence[Evidence], *,
     if names:
         low = joined.lower()
         f["align.entity_coverage"] = sum(n.lower() in low for n in names) / len(names)
-    if find_numbers(claim):
+    if n := len(find_numbers(claim)):
         res = NumberCheck().run(claim, texts)
-        n = len(find_numbers(claim))
         f["align.number_coverage"] = max(0.0, 1.0 - len(res) / n)
         f["align.number_conflict"] = float(any(x.type == "value_contradiction" for x in res))
-    if find_dates(claim):
+    if n := len(find_dates(claim)):
         res = DateCheck().run(claim, texts)
-        n = len(find_dates(claim))
         f["align.date_coverage"] = max(0.0, 1.0 - len(res) / n)
         f["align.date_conflict"] = float(any(x.type == "value_contradiction" for x in res))
-    if find_quotes(claim):
-        f["align.quote_coverage"] = max(0.0, 1.0 - len(QuoteCheck().run(claim, texts)) / len(
-            find_quotes(claim)))
+    if n := len(find_quotes(claim)):
+        f["align.quote_coverage"] = max(0.0, 1.0 - len(QuoteCheck().run(claim, texts)) / n)
     best = int(np.nanargmax(recalls)) if cset else 0
     f["align.negation_mismatch"] = float(bool(_NEG.search(claim)) != bool(_NEG.search(
         sents[best])))
