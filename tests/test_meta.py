@@ -197,3 +197,77 @@ def test_pipeline_features_checks_claims_with_and_without_their_document(tmp_pat
     seen.clear()
     alone, _ = pipeline_features(FakeVerifier(), examples[:2])
     assert [r["id"] for r in alone] == ["a:with", "b:with"] and len(seen) == 2
+
+
+def _xor(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, 3))
+    y = np.where((X[:, 0] > 0) == (X[:, 1] > 0), "Contradictory", "Insufficient_Info")
+    return X, y
+
+
+def test_boosting_learns_an_interaction_the_logistic_stage_cannot() -> None:
+    X, y = _xor(1200, seed=3)
+    Xt, yt = _xor(1200, seed=4)
+    lin = MetaClassifier(calibration="none").fit(X, y)
+    trees = MetaClassifier(calibration="none", estimator="boosting").fit(X, y)
+    assert (lin.predict(Xt) == yt).mean() < 0.65
+    assert (trees.predict(Xt) == yt).mean() > 0.9
+    assert not hasattr(trees, "coef_") and trees.trees_["feature"].shape[0] == 100
+
+
+@pytest.mark.parametrize("data", ["binary", "three_class"])
+def test_boosting_json_reproduces_scikit_learn_scores(tmp_path, data: str) -> None:
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    X, y = _xor(600, seed=5) if data == "binary" else _data(600, seed=5)
+    m = MetaClassifier(calibration="sigmoid", estimator="boosting", n_estimators=30).fit(X, y)
+    Z = m._prepare(X, fit=False)
+    ref = GradientBoostingClassifier(n_estimators=30, max_leaf_nodes=15, min_samples_leaf=40,
+                                     learning_rate=0.1, random_state=0).fit(Z, y)
+    np.testing.assert_allclose(m._raw_proba(Z), ref.predict_proba(Z), atol=1e-9)
+    m.save(tmp_path / "b.json")
+    back = MetaClassifier.load(tmp_path / "b.json")
+    np.testing.assert_allclose(back.predict_proba(X), m.predict_proba(X))
+    assert back.get_params() == m.get_params()
+    # refitting as a logistic regression drops the trees (and the other way round)
+    m.set_params(estimator="logistic").fit(X, y)
+    assert hasattr(m, "coef_") and not hasattr(m, "trees_")
+    assert '"trees"' not in m.to_json()
+
+
+def test_status_classifier_with_a_boosted_refute_stage(tmp_path) -> None:
+    X, y = _xor(900, seed=6)
+    y = y.astype(object)
+    X[:300, 2] += 4.0  # a supported block, separable by a linear stage one
+    y[:300] = "Supported"
+    m = StatusClassifier(["a", "b", "c"], refute_estimator="boosting").fit(X, y)
+    assert m.support_.estimator == "logistic" and m.refute_.estimator == "boosting"
+    Xt, yt = _xor(600, seed=7)
+    assert (m.predict(Xt) == yt).mean() > 0.85
+    m.save(tmp_path / "s.json")
+    back = StatusClassifier.load(tmp_path / "s.json")
+    np.testing.assert_allclose(back.predict_proba(Xt), m.predict_proba(Xt))
+    assert back.get_params()["refute_estimator"] == "boosting"
+
+
+def test_files_written_before_the_estimator_option_still_load() -> None:
+    import json
+
+    X, y = _data()
+    m = StatusClassifier(["e", "c", "x", "maybe_missing"]).fit(X, y)
+    d = json.loads(m.to_json())
+    for part in (d, d["support"], d["refute"]):
+        for key in ("estimator", "refute_estimator", "n_estimators", "learning_rate",
+                    "max_leaf_nodes", "min_samples_leaf"):
+            part["params"].pop(key, None)
+    old = StatusClassifier.from_json(json.dumps(d))
+    np.testing.assert_allclose(old.predict_proba(X), m.predict_proba(X))
+
+
+def test_unknown_estimator_is_named() -> None:
+    X, y = _data()
+    with pytest.raises(ValueError, match="estimator.*'forest'"):
+        MetaClassifier(estimator="forest").fit(X, y)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="estimator.*'trees'"):
+        StatusClassifier(refute_estimator="trees").fit(X, y)  # type: ignore[arg-type]

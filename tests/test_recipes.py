@@ -81,3 +81,26 @@ def test_mix_weights_interpolates_every_float_tensor(tmp_path: Path,
                                       "--alpha", "1.5", "--out", str(out)])
     with pytest.raises(SystemExit):
         _recipe("mix_weights").main()
+
+
+def test_train_meta_chooses_the_stage_two_estimator_by_cross_validation() -> None:
+    import numpy as np
+
+    tm = _recipe("train_meta")
+    rng = np.random.default_rng(0)
+    n = 900
+    X = rng.uniform(-1, 1, (n, 3))
+    # stage one is linear (feature 2); stage two is an interaction of features 0 and 1,
+    # which a logistic regression cannot draw and boosted trees can
+    y = np.where((X[:, 0] > 0) == (X[:, 1] > 0), "Contradictory", "Insufficient_Info")
+    y = y.astype(object)
+    y[X[:, 2] > 0.4] = "Supported"
+    groups = np.where(np.arange(n) % 2, "a", "b").astype(object)
+    folds = np.arange(n) % 5
+    chosen, record = tm.choose_refute_estimator(
+        ["x0", "x1", "x2"], X, y, groups, folds, "none", np.ones(n, bool),
+        {"C": 0.1, "calibration": "sigmoid", "cv": 3})
+    cv = record["cv_macro_f1"]
+    assert chosen == "boosting" == record["chosen"]
+    assert cv["boosting"]["mean"] > cv["logistic"]["mean"] + 10
+    assert record["cv_lead"] > 10 and len(record["cv_lead_per_fold"]) == 5

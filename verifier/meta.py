@@ -5,9 +5,11 @@
 that it is fitted. Missing features (``NaN``: a detector that was turned off, a draft without
 log-probs) are imputed with the training median and flagged by a missing-indicator column.
 
-Calibration: out-of-fold probabilities of a multinomial logistic regression are mapped per
-class by isotonic regression (or a sigmoid), then renormalised; the final regression is refit
-on all the data.
+Calibration: out-of-fold probabilities of the underlying estimator (a multinomial logistic
+regression, or gradient-boosted trees with ``estimator="boosting"``) are mapped per class by
+isotonic regression (or a sigmoid), then renormalised; the final estimator is refit on all
+the data. Boosted trees are stored as plain arrays and evaluated with numpy, so a loaded file
+does not depend on scikit-learn's private tree classes.
 """
 
 from __future__ import annotations
@@ -22,17 +24,23 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 FORMAT = "nli-verifier.meta-classifier.v1"
+#: Estimators a :class:`MetaClassifier` can wrap.
+ESTIMATORS: tuple[str, str] = ("logistic", "boosting")
 
 
 class MetaClassifier(ClassifierMixin, BaseEstimator):
-    """Calibrated multinomial logistic regression over named features.
+    """Calibrated multinomial logistic regression (or boosted trees) over named features.
 
     Args:
         feature_names: Column names, in ``X`` order (``None``: ``f0, f1, ...``).
-        C: Inverse regularisation strength.
+        C: Inverse regularisation strength (``estimator="logistic"``).
         calibration: ``"isotonic"``, ``"sigmoid"`` or ``"none"``.
         cv: Folds for the out-of-fold probabilities the calibrators are fitted on.
-        random_state: Seed of the fold split.
+        random_state: Seed of the fold split (and of the boosting).
+        estimator: ``"logistic"`` (linear in the features) or ``"boosting"`` (scikit-learn's
+            ``GradientBoostingClassifier``: interactions and thresholds of the features).
+        n_estimators, learning_rate, max_leaf_nodes, min_samples_leaf: the boosting's
+            trees (``estimator="boosting"`` only).
 
     Example:
         >>> import numpy as np
@@ -45,12 +53,20 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, feature_names: Sequence[str] | None = None, C: float = 1.0,
                  calibration: Literal["isotonic", "sigmoid", "none"] = "isotonic", cv: int = 3,
-                 random_state: int = 0) -> None:
+                 random_state: int = 0,
+                 estimator: Literal["logistic", "boosting"] = "logistic",
+                 n_estimators: int = 100, learning_rate: float = 0.1,
+                 max_leaf_nodes: int = 15, min_samples_leaf: int = 40) -> None:
         self.feature_names = feature_names
         self.C = C
         self.calibration = calibration
         self.cv = cv
         self.random_state = random_state
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_samples_leaf = min_samples_leaf
 
     # ------------------------------------------------------------------ features
     def _prepare(self, X: Any, *, fit: bool) -> np.ndarray:
@@ -90,11 +106,12 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
         ``sample_weight``: ``(n,)`` non-negative row weights for the regression and the
         calibrators (e.g. :func:`balanced_weights` so that no data set dominates).
         """
-        from sklearn.linear_model import LogisticRegression
-
         if self.calibration not in ("isotonic", "sigmoid", "none"):
             raise ValueError(f"calibration must be 'isotonic', 'sigmoid' or 'none', got "
                              f"{self.calibration!r}")
+        if self.estimator not in ESTIMATORS:
+            raise ValueError(f"estimator must be one of {list(ESTIMATORS)}, got "
+                             f"{self.estimator!r}")
         y = np.asarray(y)
         Z = self._prepare(X, fit=True)
         if len(y) != len(Z):
@@ -104,24 +121,39 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
         if len(self.classes_) < 2:
             raise ValueError(f"y needs at least two classes, got {self.classes_.tolist()}")
 
-        def lr() -> LogisticRegression:
-            return LogisticRegression(C=self.C, max_iter=2000)
-
         self.calibrators_: list[dict[str, Any]] = []
         if self.calibration != "none":
             oof = np.zeros((len(y), len(self.classes_)))
             for tr, te in self._folds(Z, y, groups):
-                m = lr().fit(Z[tr], y[tr], sample_weight=None if w is None else w[tr])
+                m = self._new_estimator().fit(Z[tr], y[tr],
+                                              sample_weight=None if w is None else w[tr])
                 cols = np.searchsorted(self.classes_, m.classes_)
                 oof[np.ix_(te, cols)] = m.predict_proba(Z[te])
             for k, c in enumerate(self.classes_):
                 self.calibrators_.append(_fit_calibrator(oof[:, k], (y == c).astype(float),
                                                          self.calibration, w))
             self._oof = oof  # out-of-fold raw probabilities (threshold selection; not saved)
-        model = lr().fit(Z, y, sample_weight=w)
-        self.coef_ = model.coef_
-        self.intercept_ = model.intercept_
+        model = self._new_estimator().fit(Z, y, sample_weight=w)
+        for attr in ("coef_", "intercept_", "trees_", "init_"):  # a refit may switch estimator
+            self.__dict__.pop(attr, None)
+        if self.estimator == "logistic":
+            self.coef_ = model.coef_
+            self.intercept_ = model.intercept_
+        else:
+            self.trees_, self.init_ = _export_trees(model, Z)
         return self
+
+    def _new_estimator(self) -> Any:
+        if self.estimator == "logistic":
+            from sklearn.linear_model import LogisticRegression
+
+            return LogisticRegression(C=self.C, max_iter=2000)
+        from sklearn.ensemble import GradientBoostingClassifier
+
+        return GradientBoostingClassifier(
+            n_estimators=self.n_estimators, learning_rate=self.learning_rate,
+            max_leaf_nodes=self.max_leaf_nodes, min_samples_leaf=self.min_samples_leaf,
+            random_state=self.random_state)
 
     def _folds(self, Z: np.ndarray, y: np.ndarray, groups: Sequence[Any] | None) -> Any:
         from sklearn.model_selection import GroupKFold, StratifiedKFold
@@ -141,7 +173,10 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ prediction
     def _raw_proba(self, Z: np.ndarray) -> np.ndarray:
-        logits = Z @ self.coef_.T + self.intercept_
+        if hasattr(self, "trees_"):
+            logits = self.init_ + self.learning_rate * _tree_sums(self.trees_, Z)
+        else:
+            logits = Z @ self.coef_.T + self.intercept_
         if len(self.classes_) == 2:  # sklearn keeps one row of weights for binary problems
             p1 = 1.0 / (1.0 + np.exp(-logits[:, 0]))
             return np.stack([1 - p1, p1], axis=1)
@@ -151,7 +186,7 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Calibrated probabilities, shape ``(n, len(classes_))``, rows summing to 1."""
-        check_is_fitted(self, "coef_")
+        check_is_fitted(self, "mean_")
         return self._calibrate(self._raw_proba(self._prepare(X, fit=False)))
 
     def _calibrate(self, p: np.ndarray) -> np.ndarray:
@@ -169,7 +204,12 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ persistence
     def to_json(self) -> str:
         """Every parameter and learned array as JSON."""
-        check_is_fitted(self, "coef_")
+        check_is_fitted(self, "mean_")
+        if hasattr(self, "trees_"):
+            learned: dict[str, Any] = {"init": self.init_.tolist(), "trees": {
+                k: v.tolist() for k, v in self.trees_.items()}}
+        else:
+            learned = {"coef": self.coef_.tolist(), "intercept": self.intercept_.tolist()}
         return json.dumps({
             "format": FORMAT,
             "params": self.get_params(),
@@ -177,7 +217,7 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
             "feature_names": self.feature_names_in_.tolist(),
             "fill": self.fill_.tolist(), "missing_cols": self.missing_cols_.tolist(),
             "mean": self.mean_.tolist(), "scale": self.scale_.tolist(),
-            "coef": self.coef_.tolist(), "intercept": self.intercept_.tolist(),
+            **learned,
             "calibrators": self.calibrators_,
         }, indent=1)
 
@@ -198,7 +238,11 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
         m.fill_ = np.asarray(d["fill"])
         m.missing_cols_ = np.asarray(d["missing_cols"], dtype=int)
         m.mean_, m.scale_ = np.asarray(d["mean"]), np.asarray(d["scale"])
-        m.coef_, m.intercept_ = np.asarray(d["coef"]), np.asarray(d["intercept"])
+        if "trees" in d:
+            m.init_ = np.asarray(d["init"], dtype=np.float64)
+            m.trees_ = {k: np.asarray(v, dtype=_TREE_DTYPES[k]) for k, v in d["trees"].items()}
+        else:
+            m.coef_, m.intercept_ = np.asarray(d["coef"]), np.asarray(d["intercept"])
         m.calibrators_ = d["calibrators"]
         return m
 
@@ -206,6 +250,72 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
     def load(cls, path: str | Path) -> MetaClassifier:
         """Read a file written by :meth:`save`."""
         return cls.from_json(Path(path).read_text(encoding="utf-8"))
+
+
+#: Arrays of exported trees, shape ``(n_trees, max_nodes)`` each (``value``: one column per
+#: class score, ``(n_trees, max_nodes)`` too, trees of every class stacked; ``klass``: the
+#: score column each tree adds to, shape ``(n_trees,)``). Leaves have ``left == -1``.
+_TREE_DTYPES: dict[str, type] = {"feature": np.int64, "threshold": np.float64,
+                                 "left": np.int64, "right": np.int64,
+                                 "value": np.float64, "klass": np.int64}
+
+
+def _export_trees(model: Any, Z: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """A fitted ``GradientBoostingClassifier``'s trees as padded arrays, and its initial scores.
+
+    The initial scores are read back from ``decision_function`` minus the trees' sum. Uses
+    only the public ``estimators_`` / ``tree_`` attributes, and checks that the arrays
+    reproduce the model's scores on ``Z``.
+    """
+    ests = np.asarray(model.estimators_, dtype=object)  # (n_estimators, n_scores)
+    trees = [(k, t.tree_) for row in ests for k, t in enumerate(row)]
+    width = max(t.node_count for _, t in trees)
+    out = {name: np.zeros((len(trees), width), dtype=dt) for name, dt in _TREE_DTYPES.items()
+           if name != "klass"}
+    out["klass"] = np.asarray([k for k, _ in trees], dtype=np.int64)
+    out["left"][:] = -1
+    out["right"][:] = -1
+    for i, (_, t) in enumerate(trees):
+        n = t.node_count
+        out["feature"][i, :n] = np.maximum(t.feature, 0)
+        out["threshold"][i, :n] = t.threshold
+        out["left"][i, :n] = t.children_left
+        out["right"][i, :n] = t.children_right
+        out["value"][i, :n] = t.value.reshape(n, -1)[:, 0]
+    scores = np.asarray(model.decision_function(Z), dtype=np.float64).reshape(len(Z), -1)
+    init_rows = scores - model.learning_rate * _tree_sums(out, Z)
+    init = init_rows.mean(axis=0)
+    if not np.allclose(init_rows, init, atol=1e-6):
+        raise RuntimeError("exported boosting trees do not reproduce the model's scores "
+                           "(scikit-learn's tree layout changed?)")
+    return out, init
+
+
+def _tree_sums(trees: dict[str, np.ndarray], Z: np.ndarray) -> np.ndarray:
+    """Sum of the leaf values each row reaches, per score column: ``(n, n_scores)``.
+
+    All trees are walked at once (one step per level); rows go left when
+    ``x <= threshold`` with ``x`` rounded to float32, as scikit-learn's trees compare.
+    """
+    Zf = np.asarray(Z, dtype=np.float32).astype(np.float64)
+    n_trees = trees["feature"].shape[0]
+    tree_idx = np.arange(n_trees)[None, :]
+    node = np.zeros((len(Zf), n_trees), dtype=np.int64)
+    rows = np.arange(len(Zf))[:, None]
+    for _ in range(trees["feature"].shape[1]):
+        left = trees["left"][tree_idx, node]
+        inner = left >= 0
+        if not inner.any():
+            break
+        x = Zf[rows, trees["feature"][tree_idx, node]]
+        go_left = x <= trees["threshold"][tree_idx, node]
+        node = np.where(inner, np.where(go_left, left, trees["right"][tree_idx, node]), node)
+    leaf = trees["value"][tree_idx, node]  # (n, n_trees)
+    n_scores = int(trees["klass"].max()) + 1
+    out = np.zeros((len(Zf), n_scores))
+    for k in range(n_scores):
+        out[:, k] = leaf[:, trees["klass"] == k].sum(axis=1)
+    return out
 
 
 def _check_weights(sample_weight: Sequence[float] | None, n: int) -> np.ndarray | None:
@@ -282,10 +392,13 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
 
     Args:
         feature_names: Column names, in ``X`` order.
-        C: Inverse regularisation strength of both stages.
+        C: Inverse regularisation strength of both stages (where logistic).
         calibration: ``"isotonic"``, ``"sigmoid"`` or ``"none"`` (both stages).
         cv: Folds for the calibration's out-of-fold probabilities.
         random_state: Seed of the fold split.
+        estimator: Stage one's estimator, ``"logistic"`` or ``"boosting"`` (see
+            :class:`MetaClassifier`).
+        refute_estimator: Stage two's (``None``: as ``estimator``).
 
     Example:
         >>> import numpy as np
@@ -303,16 +416,23 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, feature_names: Sequence[str] | None = None, C: float = 1.0,
                  calibration: Literal["isotonic", "sigmoid", "none"] = "isotonic", cv: int = 3,
-                 random_state: int = 0) -> None:
+                 random_state: int = 0,
+                 estimator: Literal["logistic", "boosting"] = "logistic",
+                 refute_estimator: Literal["logistic", "boosting"] | None = None) -> None:
         self.feature_names = feature_names
         self.C = C
         self.calibration = calibration
         self.cv = cv
         self.random_state = random_state
+        self.estimator = estimator
+        self.refute_estimator = refute_estimator
 
-    def _stage(self) -> MetaClassifier:
+    def _stage(self, estimator: str) -> MetaClassifier:
+        if estimator not in ESTIMATORS:
+            raise ValueError(f"estimator must be one of {list(ESTIMATORS)}, got {estimator!r}")
         return MetaClassifier(self.feature_names, C=self.C, calibration=self.calibration,
-                              cv=self.cv, random_state=self.random_state)
+                              cv=self.cv, random_state=self.random_state,
+                              estimator=estimator)  # type: ignore[arg-type]
 
     def fit(self, X: Any, y: Sequence[Any], *, groups: Sequence[Any] | None = None,
             sample_weight: Sequence[float] | None = None) -> StatusClassifier:
@@ -330,7 +450,9 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
         w = _check_weights(sample_weight, len(y))
         sup = np.where(y == "Supported", "Supported", NOT_SUPPORTED)
         g = None if groups is None else np.asarray(groups, dtype=object)
-        self.support_ = self._stage().fit(X, sup, groups=g, sample_weight=w)
+        refute_est = self.estimator if self.refute_estimator is None else self.refute_estimator
+        self._stage(refute_est)  # a bad name fails before the first stage is fitted
+        self.support_ = self._stage(self.estimator).fit(X, sup, groups=g, sample_weight=w)
         oof = getattr(self.support_, "_oof", None)
         if oof is not None:
             p = self.support_._calibrate(oof)[:, list(self.support_.classes_).index("Supported")]
@@ -339,7 +461,7 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
             self.support_threshold_ = 0.5
         rows = np.isin(y, ("Contradictory", "Insufficient_Info"))
         if len(set(y[rows].tolist())) == 2:
-            self.refute_: MetaClassifier | None = self._stage().fit(
+            self.refute_: MetaClassifier | None = self._stage(refute_est).fit(
                 X[rows], y[rows], groups=None if g is None else g[rows],
                 sample_weight=None if w is None else w[rows])
             contra = (y[rows] == "Contradictory").astype(np.float64)

@@ -7,9 +7,12 @@ pipeline rows) and prints its macro-F1 per training set, 5-fold cross-validated 
 grouped by evidence (``verifier.training.fold_of``; the mean over sets as in
 ``train_meta.py``), with the standard error over the five folds, and, for the best setting
 and each setting one option away from the recipe, its difference from the recipe fold by
-fold (mean and standard error). Eval splits are never read.
+fold (mean and standard error). Stage two's estimator is fixed (``--refute-estimator``, the
+shipped ensemble's; ``train_meta.py`` chooses it by the same CV and logs both). Eval splits
+are never read.
 
     python models/recipes/sweep_meta.py [--cache DIR] [--limits 800 0]
+        [--refute-estimator boosting|logistic]
 
 ``--cache``: ``train_meta.py``'s feature cache folder (with ``--limits 0`` it needs every
 labelled train row: ~25 minutes on a 2-core CPU where they are missing). Writes
@@ -35,10 +38,12 @@ logger = logging.getLogger("sweep_meta")
 HERE = Path(__file__).resolve().parent
 GRID = {"C": (0.01, 0.03, 0.1, 0.3, 1.0), "calibration": ("sigmoid", "isotonic"),
         "weighting": ("balanced", "none")}
+#: The options a run is compared on (stage two's estimator is fixed per sweep).
+SWEPT = ("limit", *GRID)
 
 
 def _name(run: dict) -> str:
-    return ", ".join(f"{k}={run[k]}" for k in RECIPE)
+    return ", ".join(f"{k}={run[k]}" for k in SWEPT)
 
 
 def main() -> None:
@@ -47,6 +52,9 @@ def main() -> None:
     ap.add_argument("--limits", type=int, nargs="+", default=[800],
                     help="rows per data set to try (0: all)")
     ap.add_argument("--out", type=Path, default=HERE / "meta_sweep.json")
+    ap.add_argument("--refute-estimator", default="boosting", choices=["boosting", "logistic"],
+                    help="stage two's estimator in every run (default: the shipped ensemble's, "
+                    "models/meta/training_log.json)")
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     t0 = time.perf_counter()
@@ -60,8 +68,10 @@ def main() -> None:
         names = features_for(GROUPS["ensemble"], rows)
         X = feature_array(rows, names)
         for C, cal, weighting in itertools.product(*GRID.values()):
-            cv, s = cv_folds(names, X, y, groups, folds, weighting, C=C, calibration=cal, cv=5)
+            cv, s = cv_folds(names, X, y, groups, folds, weighting, C=C, calibration=cal, cv=5,
+                             refute_estimator=args.refute_estimator)
             run = {"limit": limit, "C": C, "calibration": cal, "weighting": weighting,
+                   "refute_estimator": args.refute_estimator,
                    "rows": len(rows), "cv_macro_f1": cv["mean"],
                    "fold_se": round(float(s.std(ddof=1) / np.sqrt(len(s))), 2),
                    "folds": np.round(s, 2).tolist()}
@@ -71,16 +81,16 @@ def main() -> None:
     best = max(runs, key=lambda r: r["cv_macro_f1"])
     print(f"{len(runs)} settings: CV macro-F1 {min(r['cv_macro_f1'] for r in runs):.2f} to "
           f"{best['cv_macro_f1']:.2f} (best: {_name(best)}, fold SE {best['fold_se']:.2f})")
-    recipe = next((r for r in runs if all(r[k] == v for k, v in RECIPE.items())), None)
+    recipe = next((r for r in runs if all(r[k] == RECIPE[k] for k in SWEPT)), None)
     compared = []
     if recipe is not None:
         print(f"recipe ({_name(recipe)}): {recipe['cv_macro_f1']:.2f}; per fold, a setting "
               "minus the recipe:")
-        near = [r for r in runs if sum(r[k] != v for k, v in RECIPE.items()) == 1]
+        near = [r for r in runs if sum(r[k] != RECIPE[k] for k in SWEPT) == 1]
         for r in [best, *near] if best is not recipe else near:
             diff = np.asarray(r["folds"]) - np.asarray(recipe["folds"])
             se = float(diff.std(ddof=1) / np.sqrt(len(diff)))
-            compared.append({**{k: r[k] for k in RECIPE}, "mean": round(float(diff.mean()), 2),
+            compared.append({**{k: r[k] for k in SWEPT}, "mean": round(float(diff.mean()), 2),
                              "se": round(se, 2), "folds": np.round(diff, 2).tolist()})
             print(f"  {_name(r)}: {diff.mean():+.2f} (SE {se:.2f}; {np.round(diff, 2)})")
     args.out.write_text(json.dumps({"criterion": "cv_macro_f1 (train splits, folds grouped by "

@@ -9,12 +9,17 @@ weight, the choice before the pipeline rows, see ``models/meta/README.md``).
 
     python models/recipes/train_meta.py [--limit 800] [--weighting none] [--cache DIR]
         [--out models/meta] [--drop FEATURE ...] [--nli-holdout]
+        [--refute-estimator auto|boosting|logistic]
 
 Writes ``ensemble.json`` (NLI, alignment and check features), ``alignment.json`` (alignment
 and check features only), ``nli_only.json`` (NLI features only), ``with_uncertainty.json``
 (the ensemble plus the uncertainty features) and ``training_log.json`` (rows per set,
 features, learned p(Supported) cut, support-stage coefficients, macro-F1 per set 5-fold
-cross-validated within the train splits and leave-one-set-out).
+cross-validated within the train splits and leave-one-set-out, and, with
+``--refute-estimator auto``, each classifier's CV with either stage-two estimator fold by
+fold: the one with the higher CV is fitted). The shipped classifiers use the logistic stage
+two although ``auto`` picks boosted trees for the ensemble: see ``models/meta/README.md``,
+"Stage two: boosted trees measured, not shipped".
 """
 
 from __future__ import annotations
@@ -48,7 +53,10 @@ HERE = Path(__file__).resolve().parent
 #: FEVER train claims whose draft-style rows join the training rows (``--pipeline-claims``).
 PIPELINE_CLAIMS = 1000
 #: The recipe's options (the command line's defaults; ``sweep_meta.py`` re-checks them).
-RECIPE: dict[str, Any] = {"limit": 800, "C": 0.1, "calibration": "sigmoid", "weighting": "none"}
+RECIPE: dict[str, Any] = {"limit": 800, "C": 0.1, "calibration": "sigmoid", "weighting": "none",
+                          "refute_estimator": "logistic"}
+#: Stage-two estimators ``--refute-estimator auto`` chooses from, by CV macro-F1.
+REFUTE_ESTIMATORS: tuple[str, ...] = ("logistic", "boosting")
 
 def _group(*prefixes: str, exclude: tuple[str, ...] = ()) -> tuple[str, ...]:
     return tuple(f for f in all_features()
@@ -153,6 +161,31 @@ def cv_folds(names: list[str], X: np.ndarray, y: np.ndarray, groups: np.ndarray,
     return _with_means(per_set), np.nanmean(f1, axis=1)
 
 
+def choose_refute_estimator(names: list[str], X: np.ndarray, y: np.ndarray,
+                            groups: np.ndarray, folds: np.ndarray, weighting: str,
+                            fit_on: np.ndarray, params: dict[str, Any]
+                            ) -> tuple[str, dict[str, Any]]:
+    """Stage two's estimator with the higher CV macro-F1 (ties: ``logistic``), and a record
+    of both: CV per set, each fold's mean, and the winner's lead (mean, standard error over
+    the paired folds)."""
+    runs = {}
+    for est in REFUTE_ESTIMATORS:
+        cv, per_fold = cv_folds(names, X, y, groups, folds, weighting, fit_on,
+                                **{**params, "refute_estimator": est})
+        runs[est] = (cv, per_fold)
+    best = max(REFUTE_ESTIMATORS, key=lambda e: runs[e][0]["mean"])
+    other = next(e for e in REFUTE_ESTIMATORS if e != best)
+    diff = runs[best][1] - runs[other][1]
+    record = {"chosen": best, "cv_macro_f1": {e: runs[e][0] for e in REFUTE_ESTIMATORS},
+              "cv_lead": round(float(diff.mean()), 2),
+              "cv_lead_se": round(float(diff.std(ddof=1) / np.sqrt(len(diff))), 2),
+              "cv_lead_per_fold": np.round(diff, 2).tolist()}
+    logger.info("stage two: %s (CV %.2f) over %s (%.2f): lead %+.2f, SE %.2f over folds", best,
+                runs[best][0]["mean"], other, runs[other][0]["mean"], record["cv_lead"],
+                record["cv_lead_se"])
+    return best, record
+
+
 def features_for(group: tuple[str, ...], rows: list[dict]) -> list[str]:
     """The features of ``group`` a classifier is fitted on: :func:`usable` on the labelled
     sets' rows (a feature only the pipeline rows have, the pairer's retrieval score, would
@@ -211,6 +244,11 @@ def main() -> None:
     ap.add_argument("--weighting", default=RECIPE["weighting"], choices=["balanced", "none"],
                     help="none: every row the same weight (default); balanced: every data "
                     "set the same total weight")
+    ap.add_argument("--refute-estimator", default=RECIPE["refute_estimator"],
+                    choices=["auto", *REFUTE_ESTIMATORS],
+                    help="stage two (Contradictory vs Insufficient_Info): a logistic regression "
+                    "(default), gradient-boosted trees, or (auto) whichever has the higher CV "
+                    "macro-F1, per classifier, logging both; stage one stays logistic")
     ap.add_argument("--nli-holdout", action="store_true",
                     help="fit on the train examples verifier.training.nli_holdout picks only: "
                     "for an NLI model trained on data from prepare_nli_data.py --meta-holdout "
@@ -240,7 +278,7 @@ def main() -> None:
            "rows_per_set": dict(Counter(r["dataset"] for r in rows)),
            "labels": dict(Counter(y.tolist())), "C": args.C,
            "calibration": args.calibration, "cv": args.cv,
-           "weighting": args.weighting,
+           "weighting": args.weighting, "refute_estimator": args.refute_estimator,
            "classifiers": {}}
     if args.drop:
         log["dropped"] = list(args.drop)
@@ -252,20 +290,31 @@ def main() -> None:
         X = feature_array(rows, names)
         fit_on = ~pipeline_rows if model_name in LABELLED_ONLY else np.ones(len(rows), bool)
         # calibration folds leave whole data sets out: calibrated for a set not seen
-        params = {"C": args.C, "calibration": args.calibration, "cv": args.cv}
+        params: dict[str, Any] = {"C": args.C, "calibration": args.calibration,
+                                  "cv": args.cv}
+        choice = None
+        if args.refute_estimator == "auto":
+            params["refute_estimator"], choice = choose_refute_estimator(
+                names, X, y, groups, folds, args.weighting, fit_on, params)
+        else:
+            params["refute_estimator"] = args.refute_estimator
         model = StatusClassifier(names, **params).fit(
             X[fit_on], y[fit_on], groups=groups[fit_on],
             sample_weight=_weights(groups[fit_on], args.weighting))
         model.save(args.out / f"{model_name}.json")
         sup = model.support_
         coefs = dict(zip(sup.feature_names_in_.tolist(),
-                         np.round(sup.coef_[0][: len(names)], 4).tolist(), strict=True))
+                         np.round(sup.coef_[0][: len(names)], 4).tolist(), strict=True)
+                     ) if hasattr(sup, "coef_") else None
         loso = loso_macro_f1(names, X, y, groups, args.weighting, fit_on, **params)
-        cv = cv_macro_f1(names, X, y, groups, folds, args.weighting, fit_on, **params)
+        cv = (choice["cv_macro_f1"][params["refute_estimator"]] if choice else
+              cv_macro_f1(names, X, y, groups, folds, args.weighting, fit_on, **params))
         log["classifiers"][model_name] = {"features": names,
                                           "fitted_on_pipeline_rows": bool(
                                               (fit_on & pipeline_rows).any()),
                                           "support_threshold": model.support_threshold_,
+                                          "refute_estimator": params["refute_estimator"],
+                                          "refute_estimator_choice": choice,
                                           "loso_macro_f1": loso,
                                           "cv_macro_f1": cv,
                                           "support_stage_coefficients": coefs}
