@@ -104,3 +104,34 @@ def test_train_meta_chooses_the_stage_two_estimator_by_cross_validation() -> Non
     assert chosen == "boosting" == record["chosen"]
     assert cv["boosting"]["mean"] > cv["logistic"]["mean"] + 10
     assert record["cv_lead"] > 10 and len(record["cv_lead_per_fold"]) == 5
+
+
+def test_train_nli_feeds_the_segment_ids_the_detector_feeds(tmp_path: Path) -> None:
+    """Training batches carry the tokenizer's token_type_ids (hypothesis = segment 1), as
+    NLIDetector passes them at inference; --no-token-types leaves them out (all segment 0,
+    the runs up to NLI v0.3)."""
+    import argparse
+
+    import torch
+    from transformers import AutoTokenizer
+
+    tn = _recipe("train_nli")
+    base = make_tiny_classifier(tmp_path / "base", {0: "entailment", 1: "neutral",
+                                                    2: "contradiction"})
+    tok = AutoTokenizer.from_pretrained(base)
+    prem, hyp = ["the dog is in the city", "a cat"], ["a dog is outside", "the cat was born"]
+    enc = tn.tokenize(tok, prem, hyp, 64)
+    batch = tn.collate(tok, enc, "cpu", tn.uses_token_types(tok, argparse.Namespace(
+        token_types=True)))
+    for i, (p, h) in enumerate(zip(prem, hyp, strict=True)):
+        ref = tok(p, h)
+        n = len(ref["input_ids"])
+        assert batch["input_ids"][i, :n].tolist() == ref["input_ids"]
+        assert batch["token_type_ids"][i, :n].tolist() == ref["token_type_ids"]
+        assert 1 in ref["token_type_ids"]  # the hypothesis is segment 1
+        assert int(batch["attention_mask"][i].sum()) == n
+    assert torch.all(batch["token_type_ids"][batch["attention_mask"] == 0] == 0)
+    off = tn.collate(tok, enc, "cpu", tn.uses_token_types(tok, argparse.Namespace(
+        token_types=False)))
+    assert "token_type_ids" not in off
+    assert torch.equal(off["input_ids"], batch["input_ids"])

@@ -49,25 +49,42 @@ def read_pairs(paths: list[Path]) -> tuple[list[str], list[str], np.ndarray]:
     return prem, hyp, np.asarray(lab, dtype=np.int64)
 
 
-def tokenize(tok, prem, hyp, max_length: int) -> list[list[int]]:
-    ids: list[list[int]] = []
+#: One tokenised pair: input ids and the tokenizer's segment (token type) ids.
+Encoded = tuple[list[int], list[int]]
+
+
+def tokenize(tok, prem, hyp, max_length: int) -> list[Encoded]:
+    out: list[Encoded] = []
     step = 4096
     for i in range(0, len(prem), step):
         enc = tok(prem[i : i + step], hyp[i : i + step], truncation="longest_first",
-                  max_length=max_length)
-        ids.extend(enc["input_ids"])
-    return ids
+                  max_length=max_length, return_token_type_ids=True)
+        out.extend(zip(enc["input_ids"], enc["token_type_ids"], strict=True))
+    return out
 
 
-def collate(tok, batch_ids: list[list[int]], device: str) -> dict[str, torch.Tensor]:
-    n = max(len(x) for x in batch_ids)
+def uses_token_types(tok, args) -> bool:
+    """Whether batches carry ``token_type_ids``: ``--token-types`` (the default) and a
+    tokenizer whose model takes them (BERT-style MiniLM does, MPNet does not), as
+    ``NLIDetector`` feeds them at inference."""
+    return bool(args.token_types) and "token_type_ids" in tok.model_input_names
+
+
+def collate(tok, batch: list[Encoded], device: str, token_types: bool
+            ) -> dict[str, torch.Tensor]:
+    n = max(len(x) for x, _ in batch)
     pad = tok.pad_token_id
-    ids = torch.full((len(batch_ids), n), pad, dtype=torch.long)
-    mask = torch.zeros((len(batch_ids), n), dtype=torch.long)
-    for i, x in enumerate(batch_ids):
+    ids = torch.full((len(batch), n), pad, dtype=torch.long)
+    types = torch.zeros((len(batch), n), dtype=torch.long)
+    mask = torch.zeros((len(batch), n), dtype=torch.long)
+    for i, (x, t) in enumerate(batch):
         ids[i, : len(x)] = torch.tensor(x)
+        types[i, : len(t)] = torch.tensor(t)
         mask[i, : len(x)] = 1
-    return {"input_ids": ids.to(device), "attention_mask": mask.to(device)}
+    out = {"input_ids": ids.to(device), "attention_mask": mask.to(device)}
+    if token_types:
+        out["token_type_ids"] = types.to(device)
+    return out
 
 
 def bucket_batches(lengths: np.ndarray, batch_size: int, rng: random.Random,
@@ -88,13 +105,13 @@ def bucket_batches(lengths: np.ndarray, batch_size: int, rng: random.Random,
 
 
 @torch.inference_mode()
-def predict_logits(model, tok, ids: list[list[int]], device: str, batch_size: int,
-                   amp_dtype) -> np.ndarray:
+def predict_logits(model, tok, ids: list[Encoded], device: str, batch_size: int,
+                   amp_dtype, token_types: bool) -> np.ndarray:
     model.eval()
-    lengths = np.array([len(x) for x in ids])
+    lengths = np.array([len(x) for x, _ in ids])
     out = np.zeros((len(ids), model.config.num_labels), dtype=np.float32)
     for b in bucket_batches(lengths, batch_size, random.Random(0), shuffle=False):
-        batch = collate(tok, [ids[i] for i in b], device)
+        batch = collate(tok, [ids[i] for i in b], device, token_types)
         with torch.autocast(device_type=device.split(":")[0], dtype=amp_dtype,
                             enabled=amp_dtype is not None):
             logits = model(**batch).logits
@@ -107,7 +124,8 @@ def evaluate(model, tok, eval_files: list[Path], args, device: str, amp_dtype) -
     for f in eval_files:
         prem, hyp, lab = read_pairs([f])
         ids = tokenize(tok, prem, hyp, args.eval_max_length)
-        logits = predict_logits(model, tok, ids, device, args.eval_batch_size, amp_dtype)
+        logits = predict_logits(model, tok, ids, device, args.eval_batch_size, amp_dtype,
+                                uses_token_types(tok, args))
         probs = torch.softmax(torch.from_numpy(logits), -1).numpy()
         name = f.stem
         if name.startswith("eval2_"):
@@ -147,7 +165,7 @@ def cmd_train(args) -> None:
     lab = torch.from_numpy(lab[keep])
     if teacher is not None:
         teacher = teacher[torch.from_numpy(keep)]
-    lengths = np.array([len(x) for x in ids_all])
+    lengths = np.array([len(x) for x, _ in ids_all])
     print(f"tokenised {len(ids_all)} pairs in {time.time() - t0:.0f}s; mean len "
           f"{lengths.mean():.0f}", flush=True)
     steps_per_epoch = math.ceil(len(ids_all) / args.batch_size)
@@ -173,7 +191,7 @@ def cmd_train(args) -> None:
         model.train()
         run_loss, n_loss = 0.0, 0
         for b in bucket_batches(lengths, args.batch_size, rng, shuffle=True):
-            batch = collate(tok, [ids_all[i] for i in b], device)
+            batch = collate(tok, [ids_all[i] for i in b], device, uses_token_types(tok, args))
             bl = lab[b].to(device)
             with torch.autocast(device_type=device.split(":")[0], dtype=amp_dtype,
                                 enabled=amp_dtype is not None):
@@ -231,7 +249,8 @@ def cmd_logits(args) -> None:
     prem, hyp, _ = read_pairs(args.train)
     ids = tokenize(tok, prem, hyp, args.max_length)
     t0 = time.time()
-    logits = predict_logits(model, tok, ids, device, args.eval_batch_size, amp_dtype)
+    logits = predict_logits(model, tok, ids, device, args.eval_batch_size, amp_dtype,
+                            uses_token_types(tok, args))
     np.save(args.logits_out, logits.astype(np.float32))
     print(f"logits for {len(ids)} pairs in {time.time() - t0:.0f}s -> {args.logits_out}",
           flush=True)
@@ -273,6 +292,10 @@ def main() -> None:
     ap.add_argument("--log-every", type=int, default=200)
     ap.add_argument("--time-budget", type=float, default=0.0, help="seconds; 0 = none")
     ap.add_argument("--save-dtype", choices=("bfloat16", "float32"), default="bfloat16")
+    ap.add_argument("--token-types", action=argparse.BooleanOptionalAction, default=True,
+                    help="feed the tokenizer's token_type_ids (segment 1 for the hypothesis) "
+                    "where the model takes them, as NLIDetector does; --no-token-types "
+                    "reproduces the runs up to NLI v0.3 (all segment 0)")
     args = ap.parse_args()
     if args.mode == "eval":
         if not args.eval:
