@@ -151,10 +151,12 @@ def time_parallel(verifier: Verifier, rows: list, repeats: int) -> dict[str, flo
                 verifier.parallel = mode != "sequential"
                 if mode == "processes":
                     verifier._run_alignment = in_worker  # type: ignore[method-assign]
-                t0 = time.perf_counter()
-                verifier.verify_pairs(claims, evid)
-                out[mode].append(time.perf_counter() - t0)
-                verifier.__dict__.pop("_run_alignment", None)
+                try:
+                    t0 = time.perf_counter()
+                    verifier.verify_pairs(claims, evid)
+                    out[mode].append(time.perf_counter() - t0)
+                finally:
+                    verifier.__dict__.pop("_run_alignment", None)
     verifier.parallel = None
     return {k: round(float(np.median(v[1:])), 2) for k, v in out.items()}
 

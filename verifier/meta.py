@@ -252,9 +252,10 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
         return cls.from_json(Path(path).read_text(encoding="utf-8"))
 
 
-#: Arrays of exported trees, shape ``(n_trees, max_nodes)`` each (``value``: one column per
-#: class score, ``(n_trees, max_nodes)`` too, trees of every class stacked; ``klass``: the
-#: score column each tree adds to, shape ``(n_trees,)``). Leaves have ``left == -1``.
+#: Arrays of exported trees: ``feature``, ``threshold``, ``left``, ``right`` and ``value``
+#: (the node's output, read at leaves) have shape ``(n_trees, max_nodes)``, shorter trees
+#: padded with leaves; ``klass``, shape ``(n_trees,)``, is the score column (class) each tree
+#: adds to (one column for a binary problem). Leaves have ``left == -1``.
 _TREE_DTYPES: dict[str, type] = {"feature": np.int64, "threshold": np.float64,
                                  "left": np.int64, "right": np.int64,
                                  "value": np.float64, "klass": np.int64}

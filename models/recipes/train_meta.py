@@ -304,8 +304,7 @@ def main() -> None:
         model.save(args.out / f"{model_name}.json")
         sup = model.support_
         coefs = dict(zip(sup.feature_names_in_.tolist(),
-                         np.round(sup.coef_[0][: len(names)], 4).tolist(), strict=True)
-                     ) if hasattr(sup, "coef_") else None
+                         np.round(sup.coef_[0][: len(names)], 4).tolist(), strict=True))
         loso = loso_macro_f1(names, X, y, groups, args.weighting, fit_on, **params)
         cv = (choice["cv_macro_f1"][params["refute_estimator"]] if choice else
               cv_macro_f1(names, X, y, groups, folds, args.weighting, fit_on, **params))
