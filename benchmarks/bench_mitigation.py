@@ -74,20 +74,19 @@ def main() -> None:
         paired: list[ClaimEvidence] = pairer.pair(claims, passages)
         verdicts = verifier.verify_claims(paired, passages=passages)
         answer = mitigator.mitigate(draft, verdicts, documents=docs)
-        for (_, true), v in zip(items, verdicts, strict=True):
+        for i, ((_, true), edit, pe, v) in enumerate(zip(items, answer.edits, paired, verdicts,
+                                                         strict=True)):
             truth.append(true)
             rank_scores["ensemble p(Supported)"].append(v.probabilities.get("Supported", 0.0))
             rank_scores["NLI entailment - contradiction"].append(
                 v.scores.get("nli.entailment", 0.0) - v.scores.get("nli.contradiction", 0.0))
-        for i, ((_, true), edit, pe, v) in enumerate(zip(items, answer.edits, paired, verdicts,
-                                                         strict=True)):
             actions["true" if true else "planted"][edit.action] += 1
-            if true and edit.action not in ASSERTED and v.status == Status.SUPPORTED:
-                overruled.append({"claim": edit.claim, "action": edit.action,
-                                  "reason": edit.reason})
             if true and edit.action not in ASSERTED:
                 own = bool(pe.evidence) and pe.evidence[0].source_id == f"doc{d}-{i}"
                 lost_own_first += own
+                if v.status == Status.SUPPORTED:
+                    overruled.append({"claim": edit.claim, "action": edit.action,
+                                      "reason": edit.reason})
     secs = time.perf_counter() - t0
     n_false = sum(actions["planted"].values())
     n_true = sum(actions["true"].values())

@@ -50,6 +50,10 @@ _ORDINALS = {
 }
 _ORDINAL = re.compile(r"\b(?:" + "|".join(_ORDINALS) + r")\b", re.I)
 _QUOTE = re.compile(r"[\"“]([^\"”]*)[\"”]")
+#: Text whose straight double quotes all come doubled (escaped), and the same wrapped in one
+#: more pair, as a CSV field is (a "." may follow the closing quote, as in FEVER's claims).
+_ALL_DOUBLED = re.compile(r'(?:[^"]|"")*')
+_CSV_FIELD = re.compile(r'"(?P<body>(?:[^"]|"")*)"(?P<tail>\.?)')
 _NAME = re.compile(r"\b(?:[A-Z][\w'’-]*(?:\s+(?:of|de|da|von|van|the|and)\s+|\s+)?)*[A-Z][\w'’-]*")
 _POSSESSIVE = re.compile(r"['’]s$")
 _FUNCTION_WORDS = {"The", "A", "An", "It", "He", "She", "They", "This", "That", "These",
@@ -210,19 +214,21 @@ def find_ordinals(text: str) -> list[Number]:
 def find_quotes(text: str) -> list[str]:
     """Quoted strings (straight or curly double quotes, 3+ characters).
 
-    Text escaped as a CSV field (wrapped in double quotes, inner ones doubled) is unescaped
-    first, so the wrapping quotes are not read as a quotation.
+    Escaped text is unescaped first: a CSV field (wrapped in double quotes, inner ones
+    doubled) loses the wrapping pair, so it is not read as a quotation, and text whose
+    double quotes all come doubled has them single. Text with any single straight quote
+    stays as it is (``""`` there is an empty quotation).
 
     Example:
         >>> find_quotes('"Her song ""Love or Lust"" was a hit."')
         ['Love or Lust']
     """
     if '""' in text:
-        inner = text.strip()
-        last = inner.rfind('"')
-        if inner.startswith('"') and last > 0:  # the wrapping pair (a "." may follow it)
-            inner = inner[1:last] + inner[last + 1:]
-        text = inner.replace('""', '"')
+        m = _CSV_FIELD.fullmatch(text.strip())
+        if m and '""' in m.group("body"):
+            text = m.group("body") + m.group("tail")
+        if _ALL_DOUBLED.fullmatch(text):
+            text = text.replace('""', '"')
     # pair every quote mark first, so a short quotation does not shift the pairs after it
     return [q for m in _QUOTE.finditer(text) if len(q := m.group(1)) >= 3]
 

@@ -208,6 +208,11 @@ def test_mitigation_quotes_of_csv_escaped_text() -> None:
     assert find_quotes('"He voiced ""What\'s New, Scooby-Doo?""".') == ["What's New, Scooby-Doo?"]
     assert find_quotes('He said "no" and "ok".') == []  # under 3 characters, paired right
     assert find_quotes('He said "never" and "always".') == ["never", "always"]
+    # escaped without the wrapping pair: every quote doubled
+    assert find_quotes('A song called ""Vivere"" by Carlo Buti.') == ["Vivere"]
+    # a literal empty quotation among single quotes is not an escape: pairs stay as written
+    assert find_quotes('Films include "Chariots of Fire", "" and "The Shooting Party".') == [
+        "Chariots of Fire", "The Shooting Party"]
 
 
 def test_mitigation_allowlist_rules_from_json(tmp_path) -> None:
