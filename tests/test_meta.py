@@ -271,3 +271,13 @@ def test_unknown_estimator_is_named() -> None:
         MetaClassifier(estimator="forest").fit(X, y)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="estimator.*'trees'"):
         StatusClassifier(refute_estimator="trees").fit(X, y)  # type: ignore[arg-type]
+
+
+def test_a_failed_fit_leaves_the_classifier_unfitted() -> None:
+    m = MetaClassifier(["a", "b"])
+    with pytest.raises(ValueError, match="at least two classes"):
+        m.fit(np.zeros((4, 2)), ["Supported"] * 4)
+    with pytest.raises(NotFittedError):  # not an AttributeError half-way through
+        m.predict_proba([[0.0, 0.0]])
+    with pytest.raises(NotFittedError):
+        m.to_json()

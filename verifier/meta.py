@@ -186,7 +186,7 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Calibrated probabilities, shape ``(n, len(classes_))``, rows summing to 1."""
-        check_is_fitted(self, "mean_")
+        check_is_fitted(self, ("coef_", "trees_"), all_or_any=any)
         return self._calibrate(self._raw_proba(self._prepare(X, fit=False)))
 
     def _calibrate(self, p: np.ndarray) -> np.ndarray:
@@ -204,7 +204,7 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ persistence
     def to_json(self) -> str:
         """Every parameter and learned array as JSON."""
-        check_is_fitted(self, "mean_")
+        check_is_fitted(self, ("coef_", "trees_"), all_or_any=any)
         if hasattr(self, "trees_"):
             learned: dict[str, Any] = {"init": self.init_.tolist(), "trees": {
                 k: v.tolist() for k, v in self.trees_.items()}}
