@@ -13,9 +13,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from mitigation.checks import DEFAULT_CHECKS, Check, Finding, Severity, run_checks
-from mitigation.values import _FUNCTION_WORDS, find_names
-from verifier.text import trimmed_sentence_spans
+from mitigation.checks import (
+    DEFAULT_CHECKS,
+    Check,
+    DateCheck,
+    Finding,
+    NumberCheck,
+    Severity,
+    _unit_after,
+    run_checks,
+)
+from mitigation.values import _FUNCTION_WORDS, find_dates, find_numbers, number_in
+from verifier.text import strip_span, trimmed_sentence_spans
 from verifier.types import ClaimVerdict, Evidence, Status
 
 Strictness = Literal["lenient", "balanced", "strict"]
@@ -26,6 +35,16 @@ _CITE = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
 _CONNECT_BEFORE = re.compile(r"(?:\s*,)?\s*(?:\band\b|\bbut\b|\bwhile\b|\bwhereas\b|;)?\s*$")
 _CONNECT_AFTER = re.compile(r"^\s*(?:,\s*)?(?:(?:and|but|while|whereas)\b|;)?\s*")
 _WORD = re.compile(r"[\w'’.,$%-]+")
+#: The draft's own ``[n]`` markers right after a claim (they go with the claim's edit).
+_MARKERS = re.compile(r"(?:[ \t]*\[\d+(?:\s*,\s*\d+)*\])+")
+#: Sentence-initial words that a hedge lowercases ("However," -> "however,"). Any other
+#: capitalised first word ("I", "U.S.", "Apple's", "Einstein,") may be a name and stays.
+_LOWER_FIRST = (_FUNCTION_WORDS - {"I"}) | {
+    "According", "Although", "Because", "Despite", "During", "Each", "Every", "Many", "Most",
+    "Some", "Several", "Both", "All", "No", "Not", "Yes", "Our", "My", "Your", "Then", "Thus",
+    "Therefore", "Moreover", "Furthermore", "Today", "Now", "Under", "Over", "Between", "Among",
+    "Through", "Until", "To", "Of", "Only", "Such", "Other", "Another", "Overall", "Once",
+    "Though", "Instead", "Meanwhile", "Later", "Finally", "Unlike", "Like", "So", "Yet"}
 
 
 @dataclass(frozen=True)
@@ -40,6 +59,9 @@ class Edit:
         span: The claim's span in the draft.
         replacement: The text that replaced it (``None`` when kept or removed).
         findings: Deterministic-check findings on the claim.
+        evidence: The claim's evidence (at most three; a correction's source first).
+        body_span: Where the claim's final text (its replacement, its kept words or its
+            hedge or warning) lies in the answer's body; ``None`` when removed.
     """
 
     claim: str
@@ -50,13 +72,15 @@ class Edit:
     replacement: str | None = None
     findings: tuple[Finding, ...] = ()
     evidence: tuple[Evidence, ...] = ()
+    body_span: tuple[int, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable dict."""
         return {"claim": self.claim, "status": self.status.value, "action": self.action,
                 "reason": self.reason, "span": list(self.span), "replacement": self.replacement,
                 "findings": [f.to_dict() for f in self.findings],
-                "evidence": [e.to_dict() for e in self.evidence]}
+                "evidence": [e.to_dict() for e in self.evidence],
+                "body_span": list(self.body_span) if self.body_span is not None else None}
 
 
 @dataclass(frozen=True)
@@ -132,29 +156,34 @@ class MitigatedAnswer:
 
     def to_markdown(self) -> str:
         """A Markdown report: answer, scores, references, edits."""
-        lines = ["## Answer", "", self.body, ""]
+        esc = _escape_markdown
+        lines = ["## Answer", "", esc(self.body), ""]
         lines += [f"Grounding score: {self.grounding_score:.2f} · hallucination score: "
                   f"{self.hallucination_score:.2f} · strictness: {self.strictness}", ""]
         if self.references:
             lines += ["## References", ""]
-            lines += [f"{r.number}. `{r.source_id}` {list(r.span)}: “{r.excerpt}”"
+            lines += [f"{r.number}. `{esc(r.source_id)}` {list(r.span)}: “{esc(r.excerpt)}”"
                       for r in self.references]
             lines.append("")
         lines += ["## Claims", "", "| # | claim | status | action | reason |",
                   "|---|---|---|---|---|"]
         for i, e in enumerate(self.edits, start=1):
-            claim = e.claim.replace("|", "\\|")
+            claim = esc(e.claim).replace("|", "\\|")
             lines.append(f"| {i} | {claim} | {e.status.value} | {e.action} | "
-                         f"{e.reason.replace('|', '/')} |")
+                         f"{esc(e.reason).replace('|', '/')} |")
         return "\n".join(lines) + "\n"
+
+
+def _escape_markdown(text: str) -> str:
+    # raw HTML in the draft or the evidence must not pass through a Markdown renderer
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _hedge(claim: str) -> str:
     body = _CITE.sub("", claim).strip().rstrip(".!")
-    first = body.split(" ", 1)[0]
-    names = " ".join(find_names(body))
-    if first and first[0].isupper() and first not in names.split():
-        body = first[0].lower() + body[1:]
+    word = re.sub(r"['’](?:s|re|ll|d|ve)$", "", body.split(" ", 1)[0].rstrip(",;:"))
+    if word in _LOWER_FIRST:  # an ordinary word, not "I", an acronym or a name
+        body = body[0].lower() + body[1:]
     return f"It is suggested that {body}, but this could not be verified."
 
 
@@ -163,25 +192,50 @@ def _warning(claim: str) -> str:
             f"(“{_CITE.sub('', claim).strip().rstrip('.')}”).")
 
 
-def correct_claim(text: str, evidence: Sequence[str], findings: Sequence[Finding] = ()
-                  ) -> tuple[str, str] | None:
-    """Correct a contradicted claim from its evidence, when the evidence gives the right value.
+def _token(value: str) -> re.Pattern[str]:
+    # ``value`` as a whole token: "10" is not in "1910" nor in "10.5"
+    return re.compile(rf"(?<!\w)(?<!\d[.,]){re.escape(value)}(?!\w)(?![.,]\d)")
 
-    Tries, in order: a value contradiction found by the deterministic checks (number or date);
-    then a single-substitution alignment with an evidence sentence (the claim equals the
-    sentence except for one short run of words holding a name or a number).
 
-    Returns:
-        ``(corrected text, reason)`` or ``None`` when no safe correction exists.
+def _unambiguous(f: Finding, text: str, evidence: Sequence[str]) -> bool:
+    """Whether a value contradiction cannot have paired the wrong values.
+
+    The checks pair loosely (any claim number before a unit with any evidence number before
+    it; any claim date with the evidence's one date), so the claim must hold exactly one
+    value of that kind (and the evidence one value for the unit).
     """
+    if f.check == NumberCheck.name:
+        numbers = find_numbers(text)
+        hit = [n for n in numbers if n.text == f.value]
+        unit = _unit_after(text, hit[0].span[1]) if len(hit) == 1 else None
+        if unit is None or sum(_unit_after(text, n.span[1]) == unit for n in numbers) != 1:
+            return False
+        given = [m for e in evidence for m in find_numbers(e) if _unit_after(e, m.span[1]) == unit]
+        return bool(given) and all(number_in(m, given[:1]) for m in given)
+    if f.check == DateCheck.name:
+        return len(find_dates(text)) == 1
+    return True  # another check's pairing is its own
+
+
+def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = ()
+             ) -> tuple[str, str, int] | None:
+    """:func:`correct_claim`, also telling which evidence text gave the value."""
     for f in findings:
-        if f.type == "value_contradiction" and f.value and f.evidence_value and f.value in text:
-            return (text.replace(f.value, f.evidence_value, 1),
-                    f"{f.value!r} corrected to {f.evidence_value!r} from the evidence")
+        if f.type != "value_contradiction" or not f.value or not f.evidence_value or \
+                not _unambiguous(f, text, evidence):
+            continue
+        hits = list(_token(f.value).finditer(text))
+        if len(hits) != 1:
+            continue
+        source = next((k for k, e in enumerate(evidence) if _token(f.evidence_value).search(e)),
+                      0)
+        s, e = hits[0].span()
+        return (text[:s] + f.evidence_value + text[e:],
+                f"{f.value!r} corrected to {f.evidence_value!r} from the evidence", source)
     ctoks = [(m.group(0), m.span()) for m in _WORD.finditer(text)]
     words = [t.lower().strip(".,") for t, _ in ctoks]
-    best: tuple[str, str] | None = None
-    for ev in evidence:
+    best: tuple[str, str, int] | None = None
+    for k, ev in enumerate(evidence):
         etoks = [m.group(0) for m in _WORD.finditer(ev)]
         ewords = [t.lower().strip(".,") for t in etoks]
         sm = difflib.SequenceMatcher(a=words, b=ewords, autojunk=False)
@@ -213,9 +267,25 @@ def correct_claim(text: str, evidence: Sequence[str], findings: Sequence[Finding
             end -= len(trail.group(0))
         new = " ".join(etoks[j1:j2]).rstrip(".,")
         best = (text[:start] + new + text[end:],
-                f"{text[start:end]!r} corrected to {new!r} from the evidence")
+                f"{text[start:end]!r} corrected to {new!r} from the evidence", k)
         break
     return best
+
+
+def correct_claim(text: str, evidence: Sequence[str], findings: Sequence[Finding] = ()
+                  ) -> tuple[str, str] | None:
+    """Correct a contradicted claim from its evidence, when the evidence gives the right value.
+
+    Tries, in order: a value contradiction found by the deterministic checks (number or date),
+    used only when it is unambiguous (the claim holds one value of that kind, written once as
+    a whole token); then a single-substitution alignment with an evidence sentence (the claim
+    equals the sentence except for one short run of words holding a name or a number).
+
+    Returns:
+        ``(corrected text, reason)`` or ``None`` when no safe correction exists.
+    """
+    fixed = _correct(text, evidence, findings)
+    return fixed[:2] if fixed is not None else None
 
 
 class Mitigator:
@@ -272,32 +342,35 @@ class Mitigator:
         return pre + text + post
 
     # ------------------------------------------------------------------ decisions
-    def _decide(self, v: ClaimVerdict, original: str) -> tuple[Action, str, str | None, tuple]:
+    def _decide(self, v: ClaimVerdict, original: str
+                ) -> tuple[Action, str, str | None, tuple, int]:
+        """``(action, reason, replacement, findings, index of the evidence to cite)``."""
         claim = v.claim
         ev_texts = [e.content for e in v.evidence]
         findings = tuple(run_checks(claim.text, ev_texts, self.checks)) if claim.verifiable \
             else ()
         if not claim.verifiable:
-            return "kept", f"not verifiable ({claim.type.value}); left as written", None, ()
+            return "kept", f"not verifiable ({claim.type.value}); left as written", None, (), 0
         if v.status == Status.SUPPORTED:
             high = [f for f in findings if f.severity == Severity.HIGH]
             if high and self.strictness == "strict":
-                return "removed", "supported overall, but " + high[0].message, None, findings
+                return "removed", "supported overall, but " + high[0].message, None, findings, 0
             if high and self.strictness == "balanced":
-                return "hedged", "supported overall, but " + high[0].message, None, findings
-            return "cited", "supported by the evidence", None, findings
+                return "hedged", "supported overall, but " + high[0].message, None, findings, 0
+            return "cited", "supported by the evidence", None, findings, 0
         if v.status == Status.CONTRADICTORY:
             if self.strictness == "strict":
-                return "removed", "contradicted by the evidence (strict mode)", None, findings
+                return "removed", "contradicted by the evidence (strict mode)", None, findings, 0
             # Correct the draft's own words first, so the rest of the sentence stays as written.
-            fixed = correct_claim(original, ev_texts, findings) or correct_claim(
+            fixed = _correct(original, ev_texts, findings) or _correct(
                 claim.text, ev_texts, findings)
             if fixed is not None:
-                return "corrected", fixed[1], fixed[0], findings
-            return "warned", "contradicted by the evidence; no safe correction", None, findings
+                return "corrected", fixed[1], fixed[0], findings, fixed[2]
+            return ("warned", "contradicted by the evidence; no safe correction", None, findings,
+                    0)
         if self.strictness == "strict":
-            return "removed", "could not be verified (strict mode)", None, findings
-        return "hedged", "could not be verified from the evidence", None, findings
+            return "removed", "could not be verified (strict mode)", None, findings, 0
+        return "hedged", "could not be verified from the evidence", None, findings, 0
 
     # ------------------------------------------------------------------ rewriting
     def mitigate(self, draft: str, verdicts: Sequence[ClaimVerdict], *,
@@ -306,28 +379,38 @@ class Mitigator:
 
         Args:
             draft: The draft answer.
-            verdicts: One verdict per claim; claim spans must not overlap.
+            verdicts: One verdict per claim; claim spans must not overlap. Whitespace at
+                either end of a span is ignored.
             documents: Full source texts by ``source_id``, for reference excerpts around the
                 evidence span (else the evidence text itself is the excerpt).
         """
         if not isinstance(draft, str):
             raise TypeError(f"draft must be a str, got {type(draft).__name__}")
+        for i, v in enumerate(verdicts):
+            if v.claim.span[1] > len(draft) or v.claim.span == (0, 0):
+                raise ValueError(f"verdicts[{i}].claim.span {v.claim.span} does not index the "
+                                 f"draft of length {len(draft)}")
+        stripped = []
+        for i, v in enumerate(verdicts):
+            span = strip_span(draft, *v.claim.span)
+            if span[0] >= span[1]:
+                raise ValueError(f"verdicts[{i}].claim.span {v.claim.span} of claim "
+                                 f"{v.claim.text!r} holds only whitespace of the draft")
+            stripped.append(v if span == v.claim.span else
+                            replace(v, claim=replace(v.claim, span=span)))
+        verdicts = stripped
         order = sorted(range(len(verdicts)), key=lambda i: verdicts[i].claim.span)
         for a, b in zip(order, order[1:], strict=False):
             if verdicts[a].claim.span[1] > verdicts[b].claim.span[0]:
                 raise ValueError(f"verdicts[{a}] and verdicts[{b}] have overlapping claim spans "
                                  f"{verdicts[a].claim.span} and {verdicts[b].claim.span}")
-        for i, v in enumerate(verdicts):
-            if v.claim.span[1] > len(draft) or v.claim.span == (0, 0):
-                raise ValueError(f"verdicts[{i}].claim.span {v.claim.span} does not index the "
-                                 f"draft of length {len(draft)}")
         numbers: dict[str, int] = {}
         refs: list[Reference] = []
 
-        def cite(v: ClaimVerdict) -> int | None:
+        def cite(v: ClaimVerdict, k: int = 0) -> int | None:
             if not v.evidence:
                 return None
-            ev = v.evidence[0]
+            ev = v.evidence[k]
             if ev.source_id not in numbers:
                 if len(numbers) >= self.max_citations:
                     return None
@@ -346,10 +429,23 @@ class Mitigator:
 
         decisions = {i: self._decide(verdicts[i], draft[slice(*verdicts[i].claim.span)])
                      for i in order}
+        # What each edit rewrites: the claim, with the draft's own [n] markers right after it
+        # when the claim is cited, rewritten or removed (they give way to the answer's numbers).
+        spans: dict[int, tuple[int, int]] = {}
+        for k, i in enumerate(order):
+            a, b = verdicts[i].claim.span
+            if decisions[i][0] != "kept":
+                limit = verdicts[order[k + 1]].claim.span[0] if k + 1 < len(order) \
+                    else len(draft)
+                m = _MARKERS.match(draft, b, limit)
+                b = m.end() if m else b
+            spans[i] = (a, b)
         edits: dict[int, Edit] = {}
+        located: dict[int, tuple[int, int]] = {}  # where each edit's text lies in the body
         out: list[str] = []
         pos = 0
-        sentences = trimmed_sentence_spans(draft) or [(0, len(draft))]
+        sentences = _merge_sentences(trimmed_sentence_spans(draft) or [(0, len(draft))],
+                                     [spans[i] for i in order])
         dropped = False  # the last sentence written was removed whole
 
         def gap(text: str) -> str:
@@ -362,72 +458,117 @@ class Mitigator:
             return text
 
         for s_start, s_end in sentences:
-            inside = [i for i in order if s_start <= verdicts[i].claim.span[0] < s_end]
+            inside = [i for i in order if s_start <= spans[i][0] < s_end]
             if not inside:
                 continue
-            s_end = max(s_end, max(verdicts[i].claim.span[1] for i in inside))
+            s_end = max(s_end, max(spans[i][1] for i in inside))
             out.append(gap(draft[pos:s_start]))
-            new_sentence, appended = self._rewrite_sentence(
-                draft, s_start, s_end, inside, verdicts, decisions, cite, edits)
+            new_sentence, appended, where, hedges = self._rewrite_sentence(
+                draft, s_start, s_end, inside, verdicts, spans, decisions, cite, edits)
             dropped = False
+            at = sum(len(x) for x in out)
+            starts: list[int] = []  # where each appended text starts in the body
             if new_sentence.strip():
                 out.append(new_sentence)
-                out.extend(" " + a for a in appended)
+                located.update({i: (at + s, at + e) for i, (s, e) in where.items()})
+                at += len(new_sentence)
+                for a in appended:
+                    starts.append(at + 1)
+                    out.append(" " + a)
+                    at += 1 + len(a)
             elif appended:
+                for a in appended:
+                    starts.append(at + (1 if starts else 0))
+                    at = starts[-1] + len(a)
                 out.append(" ".join(appended))
             else:
                 dropped = True
                 if out and out[-1].endswith(" "):
                     out[-1] = out[-1][:-1]  # a whole sentence removed: one separating space
+            located.update({i: (starts[j], starts[j] + len(appended[j]))
+                            for i, j in hedges.items()})
             pos = s_end
+        missing = [i for i in order if i not in edits]
+        if missing:  # cannot happen with stripped spans inside the draft; never a KeyError
+            raise ValueError(f"verdicts[{missing[0]}].claim.span {verdicts[missing[0]].claim.span}"
+                             " lies in no sentence of the draft")
         out.append(gap(draft[pos:]))
         body = "".join(out)
         if not body.strip() and verdicts:
             body = "No statement of the draft could be verified."
+            located = {}
         text = body
         if refs:
             text = body.rstrip() + "\n\nReferences:\n" + "\n".join(
                 f"[{r.number}] {r.source_id}: “{r.excerpt}”" for r in refs)
-        ordered = tuple(edits[i] for i in order)
+        ordered = tuple(replace(edits[i], body_span=located.get(i)) for i in order)
         g, h = _scores(ordered)
         return MitigatedAnswer(text, body, tuple(refs), ordered, g, h, self.strictness, draft)
 
     def _rewrite_sentence(self, draft: str, s_start: int, s_end: int, inside: list[int],
-                          verdicts: Sequence[ClaimVerdict], decisions: dict, cite: Any,
-                          edits: dict[int, Edit]) -> tuple[str, list[str]]:
+                          verdicts: Sequence[ClaimVerdict], spans: dict[int, tuple[int, int]],
+                          decisions: dict, cite: Any, edits: dict[int, Edit]
+                          ) -> tuple[str, list[str], dict[int, tuple[int, int]], dict[int, int]]:
+        """Rewrite one sentence (or sentences merged by a claim across them).
+
+        Returns:
+            The new sentence, the texts to append after it, where each claim's final text
+            lies in the new sentence, and which appended text each hedged or warned claim got.
+        """
         sentence = draft[s_start:s_end]
         appended: list[str] = []
         pieces: list[tuple[int, int, str]] = []  # (start, end, replacement) relative
-        whole = len(inside) == 1 and _covers(sentence, verdicts[inside[0]].claim.span, s_start)
+        owners: list[int] = []  # the claim of each piece
+        hedges: dict[int, int] = {}
+        whole = len(inside) == 1 and _covers(sentence, spans[inside[0]], s_start)
         for i in inside:
             v = verdicts[i]
-            action, reason, replacement, findings = decisions[i]
-            a, b = v.claim.span[0] - s_start, v.claim.span[1] - s_start
+            action, reason, replacement, findings, source = decisions[i]
+            a, b = spans[i][0] - s_start, spans[i][1] - s_start
             original = sentence[a:b]
             new: str | None = None
             if action in ("cited", "corrected"):
                 # the draft's own [n] markers give way to this answer's numbering
                 base = _CITE.sub("", replacement if action == "corrected" else original)
-                n = cite(v)
+                n = cite(v, source)
                 if n is None and action == "cited":
                     action, reason = "kept", reason + "; no citation (cap reached or no source)"
                 new = _insert_citation(base, n) if n is not None else base
                 pieces.append((a, b, new))
+                owners.append(i)
             elif action == "kept":
-                new = None
+                pieces.append((a, b, original))  # unchanged; a piece to follow where it goes
+                owners.append(i)
             else:
                 sentence_text = {"warned": _warning, "hedged": _hedge}.get(action)
                 if whole:
                     new = sentence_text(v.claim.text) if sentence_text else ""
                     pieces.append((0, len(sentence), new))
+                    owners.append(i)
                 else:
                     pieces.append((a, b, ""))
+                    owners.append(i)
                     if sentence_text:
                         new = sentence_text(v.claim.text)
+                        hedges[i] = len(appended)
                         appended.append(new)
+            evidence = v.evidence[:3] if source < 3 else (v.evidence[source], *v.evidence[:2])
             edits[i] = Edit(v.claim.text, v.status, action, reason, v.claim.span,
-                            new if action != "removed" else None, findings, v.evidence[:3])
-        return _apply(sentence, pieces), appended
+                            new if action != "removed" else None, findings, evidence)
+        text, where = _apply(sentence, pieces)
+        return text, appended, {owners[k]: sp for k, sp in where.items()}, hedges
+
+
+def _merge_sentences(sentences: list[tuple[int, int]], spans: list[tuple[int, int]]
+                     ) -> list[tuple[int, int]]:
+    """Join the sentences that one span runs across ("Dr. Smith ..." split after "Dr.")."""
+    merged: list[tuple[int, int]] = []
+    for s, e in sentences:
+        if merged and any(a < merged[-1][1] and b > s for a, b in spans):
+            merged[-1] = (merged[-1][0], e)
+        else:
+            merged.append((s, e))
+    return merged
 
 
 def _covers(sentence: str, span: tuple[int, int], offset: int) -> bool:
@@ -437,19 +578,33 @@ def _covers(sentence: str, span: tuple[int, int], offset: int) -> bool:
 
 def _insert_citation(text: str, n: int) -> str:
     m = re.search(r"[.!?;:,]+[\"”')]*$", text)
-    if m:
+    if m and not re.search(r"[\"”'’]$", m.group(0)):
         return f"{text[:m.start()].rstrip()} [{n}]{text[m.start():]}"
-    return f"{text.rstrip()} [{n}]"
+    return f"{text.rstrip()} [{n}]"  # after a closing quotation mark, not inside the quote
 
 
-def _apply(sentence: str, pieces: list[tuple[int, int, str]]) -> str:
-    """Apply replacements; an empty replacement removes a clause with its connector."""
+def _apply(sentence: str, pieces: list[tuple[int, int, str]]
+           ) -> tuple[str, dict[int, tuple[int, int]]]:
+    """Apply replacements; an empty replacement removes a clause with its connector.
+
+    Returns:
+        The new sentence, and where each non-empty replacement lies in it (by piece index).
+    """
     out = sentence
-    for a, b, new in sorted(pieces, reverse=True):
+    where: dict[int, tuple[int, int]] = {}
+
+    def shift(by: int) -> None:
+        for k, (s, e) in where.items():
+            where[k] = (s + by, e + by)
+
+    for k in sorted(range(len(pieces)), key=lambda k: pieces[k], reverse=True):
+        a, b, new = pieces[k]
         if (a, b) == (0, len(sentence)):
-            return new
+            return new, ({k: (0, len(new))} if new else {})
         if new:
             out = out[:a] + new + out[b:]
+            shift(len(new) - (b - a))
+            where[k] = (a, a + len(new))
             continue
         before, after = out[:a], out[b:]
         tail = re.match(r"^[.!?]+", after.strip())
@@ -458,14 +613,20 @@ def _apply(sentence: str, pieces: list[tuple[int, int, str]]) -> str:
             before = _CONNECT_BEFORE.sub("", before)
             rest = after.strip()
             rest = rest[len(end_punct):] if end_punct else rest
-            out = before + (" " + rest.lstrip() if rest.strip() else "") + (end_punct or "")
+            kept = rest.lstrip()
+            skipped = len(after) - len(after.lstrip()) + len(end_punct) + len(rest) - len(kept)
+            # no space before punctuation ("Paris [1], and ...", not "Paris [1] , and ...")
+            sep = "" if not kept or re.match(r"[,;:.!?)\]]", kept) else " "
+            out = before + sep + kept + (end_punct or "")
+            shift(len(before) + len(sep) - (b + skipped))
         else:
-            after = _CONNECT_AFTER.sub("", after)
-            out = before + (after[:1].upper() + after[1:] if after else "")
+            rest = _CONNECT_AFTER.sub("", after)
+            out = before + (rest[:1].upper() + rest[1:] if rest else "")
+            shift(len(before) - (b + len(after) - len(rest)))
     if out.strip() and not re.search(r"[.!?][\"”')\]]*\s*$", out) and \
             re.search(r"[.!?]\s*$", sentence):
         out = out.rstrip() + sentence.rstrip()[-1]
-    return out
+    return out, where
 
 
 def _scores(edits: Sequence[Edit]) -> tuple[float, float]:

@@ -64,23 +64,33 @@ def _tooltip(e: Edit) -> str:
 def to_html(answer: MitigatedAnswer, *, title: str = "Verified answer") -> str:
     """Render ``answer`` as one HTML page with inline CSS and no external resources.
 
-    Claims are found in the final text in draft order; a claim whose text cannot be found
-    there (e.g. a removed one) is listed under the edits only.
+    Claims are highlighted where the rewriting put them (:attr:`Edit.body_span`); an edit
+    without that offset is looked for in the final text in draft order. A removed claim is
+    listed under the edits only.
     """
     body = answer.body
-    out, pos = [], 0
+    found: list[tuple[int, int, Edit]] = []
+    pos = 0
     for e in answer.edits:
-        shown = _shown_text(answer, e)
-        if not shown:
+        if e.action == "removed":
             continue
-        at = body.find(shown, pos)
-        if at < 0:
+        if e.body_span is not None:
+            found.append((*e.body_span, e))
             continue
-        out.append(html.escape(body[pos:at]))
+        shown = _shown_text(answer, e) or ""
+        at = body.find(shown, pos) if shown else -1
+        if at >= 0:
+            found.append((at, at + len(shown), e))
+            pos = at + len(shown)
+    out, pos = [], 0
+    for start, end, e in sorted(found, key=lambda x: x[:2]):
+        if start < pos or not body[start:end]:
+            continue  # overlapping or empty: listed under the edits only
+        out.append(html.escape(body[pos:start]))
         out.append(f'<span class="claim {_claim_class(e)}" tabindex="0" '
-                   f'data-status="{html.escape(e.status.value)}">{html.escape(shown)}'
+                   f'data-status="{html.escape(e.status.value)}">{html.escape(body[start:end])}'
                    f'<span class="ev">{_tooltip(e)}</span></span>')
-        pos = at + len(shown)
+        pos = end
     out.append(html.escape(body[pos:]))
     answer_html = "".join(out).replace("\n", "<br>\n")
     refs = "".join(

@@ -1,0 +1,211 @@
+"""Regression tests for defects found in review of the mitigation rewriting and reports."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from mitigation.checks import run_checks
+from mitigation.mitigator import Mitigator, correct_claim
+from verifier.types import Claim, ClaimType, ClaimVerdict, Evidence, Status
+
+S, C, U = Status.SUPPORTED, Status.CONTRADICTORY, Status.INSUFFICIENT_INFO
+
+
+def _v(draft: str, part: str, status: Status, *ev: Evidence, text: str | None = None,
+       verifiable: bool = True) -> ClaimVerdict:
+    s = draft.index(part)
+    ctype = ClaimType.FACT if verifiable else ClaimType.OPINION
+    return ClaimVerdict(Claim(text or part, (s, s + len(part)), ctype, verifiable), status,
+                        evidence=ev)
+
+
+def _ev(text: str, source: str = "src") -> Evidence:
+    return Evidence(text, source)
+
+
+# 1. a claim across a sentence boundary of the simple splitter ("Dr.", "U.S.")
+@pytest.mark.parametrize(
+    ("draft", "first", "second", "cited"),
+    [("Dr. Smith founded the lab in 1990 and it won a prize in 1995.",
+      "Dr. Smith founded the lab in 1990", "it won a prize in 1995.",
+      "Dr. Smith founded the lab in 1990 [1] and it won a prize in 1995 [2]."),
+     ("The U.S. economy grew 2% in 2019 and unemployment fell to 3.5%.",
+      "The U.S. economy grew 2% in 2019", "unemployment fell to 3.5%.",
+      "The U.S. economy grew 2% in 2019 [1] and unemployment fell to 3.5% [2].")],
+)
+def test_mitigation_claim_across_abbreviation_written_once(draft, first, second, cited) -> None:
+    verdicts = [_v(draft, first, S, _ev(first, "a")), _v(draft, second, S, _ev(second, "b"))]
+    assert Mitigator().mitigate(draft, verdicts).body == cited
+    mixed = [verdicts[0], _v(draft, second, U, _ev("Unrelated.", "b"))]
+    assert Mitigator("strict").mitigate(draft, mixed).body == cited.split(" [1]")[0] + " [1]."
+    removed = [_v(draft, first, U, _ev("Unrelated.", "a")), _v(draft, second, U)]
+    assert Mitigator("strict").mitigate(draft, removed).body == \
+        "No statement of the draft could be verified."
+
+
+# 2. corrections from the checks' value contradictions
+def test_mitigation_correction_replaces_the_flagged_token_only() -> None:
+    claim = "Founded in 1910, the company had 10 employees."
+    ev = ["The company had 12 employees."]
+    fixed = correct_claim(claim, ev, run_checks(claim, ev))
+    assert fixed is not None and fixed[0] == "Founded in 1910, the company had 12 employees."
+    # the flagged value written twice: the finding is not used, the alignment is
+    claim = "Team 10 had 10 employees."
+    ev = ["Team 10 had 12 employees."]
+    fixed = correct_claim(claim, ev, run_checks(claim, ev))
+    assert fixed is not None and fixed[0] == "Team 10 had 12 employees."
+
+
+@pytest.mark.parametrize(
+    ("draft", "evidence"),
+    [("The tower is 125 metres wide and 300 metres tall.", "The tower is 330 metres tall."),
+     ("The tower is 100 metres wide.", "The tower is 330 metres tall and 125 metres wide."),
+     ("The tower, begun in 1887, opened in 1890.", "The tower opened in 1889.")],
+)
+def test_mitigation_correction_needs_an_unambiguous_value(draft: str, evidence: str) -> None:
+    assert correct_claim(draft, [evidence], run_checks(draft, [evidence])) is None
+    ans = Mitigator().mitigate(draft, [_v(draft, draft, C, _ev(evidence))])
+    assert ans.edits[0].action == "warned"
+
+
+def test_mitigation_correction_with_one_value_still_corrects() -> None:
+    draft = "The tower opened in 1890."
+    ans = Mitigator().mitigate(draft, [_v(draft, draft, C, _ev("The tower opened in 1889."))])
+    assert ans.body == "The tower opened in 1889 [1]."
+
+
+# 3. a correction cites the evidence that gave the value
+@pytest.mark.parametrize(
+    ("draft", "right"),
+    [("The tower is 300 metres tall.", "The tower is 330 metres tall."),  # number check
+     ("The tower was designed by Pablo Picasso.",
+      "The tower was designed by Gustave Eiffel.")],  # alignment
+)
+def test_mitigation_correction_cites_its_source(draft: str, right: str) -> None:
+    v = _v(draft, draft, C, _ev("The tower is in Paris.", "wiki/paris"), _ev(right, "wiki/fact"))
+    ans = Mitigator().mitigate(draft, [v])
+    assert ans.body == right[:-1] + " [1]."
+    assert [r.source_id for r in ans.references] == ["wiki/fact"]
+    assert ans.references[0].excerpt == right
+
+
+# 4. the draft's own markers next to a claim
+def test_mitigation_adjacent_draft_markers_give_way() -> None:
+    draft = "The tower is in Paris [3], and it is 330 metres tall [4][5]."
+    first, second = "The tower is in Paris", "it is 330 metres tall [4][5]."
+    both = [_v(draft, first, S, _ev("The tower is in Paris.", "a")),
+            _v(draft, second, S, _ev("It is 330 metres tall.", "b"),
+               text="The tower is 330 metres tall.")]
+    assert Mitigator().mitigate(draft, both).body == \
+        "The tower is in Paris [1], and it is 330 metres tall [2]."
+    # a removed clause takes its marker with it
+    gone = [_v(draft, first, U, _ev("Unrelated.", "a"))]
+    assert Mitigator("strict").mitigate(draft, gone).body == "It is 330 metres tall [4][5]."
+    draft = "The tower is in Paris.[3] It is tall.[4]"
+    both = [_v(draft, "The tower is in Paris.", S, _ev("The tower is in Paris.", "a")),
+            _v(draft, "It is tall.", S, _ev("It is tall.", "b"))]
+    assert Mitigator().mitigate(draft, both).body == "The tower is in Paris [1]. It is tall [2]."
+    draft = "The tower is in Paris. [3] It is tall."
+    one = [_v(draft, "The tower is in Paris.", S, _ev("The tower is in Paris.", "a"))]
+    assert Mitigator().mitigate(draft, one).body == "The tower is in Paris [1]. It is tall."
+
+
+# 5. hedge capitalisation
+@pytest.mark.parametrize(
+    ("claim", "hedged"),
+    [("Einstein, who was born in Ulm, won the Nobel Prize.",
+      "Einstein, who was born in Ulm, won the Nobel Prize"),
+     ("Apple's revenue grew 5% in 2020.", "Apple's revenue grew 5% in 2020"),
+     ("I visited Paris in 2019.", "I visited Paris in 2019"),
+     ("U.S. GDP grew 2% in 2019.", "U.S. GDP grew 2% in 2019"),
+     ("NASA launched Apollo 11 in 1969.", "NASA launched Apollo 11 in 1969"),
+     ("However, the tower is old.", "however, the tower is old"),
+     ("The tower is old.", "the tower is old"),
+     ("It's an old tower.", "it's an old tower"),
+     ("Paris is in France.", "Paris is in France")],
+)
+def test_mitigation_hedge_capitalisation(claim: str, hedged: str) -> None:
+    ans = Mitigator("balanced").mitigate(claim, [_v(claim, claim, U)])
+    assert ans.body == f"It is suggested that {hedged}, but this could not be verified."
+
+
+# 6. no space before punctuation after a removed middle clause
+def test_mitigation_removed_middle_clause_leaves_no_space_before_comma() -> None:
+    draft = "The tower is in Paris, but it was designed by Picasso, and it opened in 1889."
+    verdicts = [_v(draft, "The tower is in Paris", S, _ev("The tower is in Paris.", "a")),
+                _v(draft, "it was designed by Picasso", U, _ev("Unrelated.", "b")),
+                _v(draft, "it opened in 1889.", S, _ev("It opened in 1889.", "c"))]
+    assert Mitigator("strict").mitigate(draft, verdicts).body == \
+        "The tower is in Paris [1], and it opened in 1889 [2]."
+
+
+# 7. HTML highlights at the recorded offsets
+@pytest.mark.parametrize(
+    ("draft", "hedged", "cited"),
+    [("The tower is in Paris, and it was designed by Eiffel.", "The tower is in Paris",
+      "it was designed by Eiffel."),
+     ("Paris is big and Lyon is small.", "Paris is big", "Lyon is small.")],
+)
+def test_report_html_highlights_every_claim_by_offset(draft, hedged, cited) -> None:
+    verdicts = [_v(draft, hedged, U, _ev("x y z", "s0")),
+                _v(draft, cited, S, _ev(cited, "s1"))]
+    ans = Mitigator().mitigate(draft, verdicts)
+    assert re.findall(r'<span class="claim (\w+)" tabindex', ans.to_html()) == [
+        "supported", "insufficient"]
+    for e in ans.edits:
+        start, end = e.body_span
+        assert ans.body[start:end].lower() == e.replacement.lower()
+    report = json.loads(json.dumps(ans.to_dict()))
+    assert report["schema_version"] == "1"
+    assert [tuple(e["body_span"]) for e in report["edits"]] == [e.body_span for e in ans.edits]
+
+
+def test_mitigation_body_span_of_kept_and_removed_claims() -> None:
+    draft = "I think it is lovely. The tower is red."
+    verdicts = [_v(draft, "I think it is lovely.", U, verifiable=False),
+                _v(draft, "The tower is red.", U)]
+    ans = Mitigator("strict").mitigate(draft, verdicts)
+    assert ans.body == "I think it is lovely."
+    assert [e.body_span for e in ans.edits] == [(0, 21), None]
+
+
+# 8. Markdown escapes HTML from the draft and the evidence
+def test_mitigation_markdown_escapes_html() -> None:
+    draft = 'Intro <script>alert(1)</script>. The tower is 300 metres tall.\nIt is <b>red</b>.'
+    ev = Evidence('<script>x()</script> The tower is 330 metres tall.', 'src"><img src=x>')
+    verdicts = [_v(draft, "The tower is 300 metres tall.", C, ev),
+                _v(draft, "It is <b>red</b>.", U, _ev("It is </span><script>y()</script>"))]
+    md = Mitigator().mitigate(draft, verdicts).to_markdown()
+    assert "<" not in md and ">" not in md
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in md and "&lt;img src=x&gt;" in md
+
+
+# 9. claim spans with whitespace at either end
+def test_mitigation_claim_span_whitespace_is_stripped() -> None:
+    draft = "Paris is big. Lyon is small."
+    lyon = ClaimVerdict(Claim("Lyon is small.", (13, len(draft))), S,
+                        evidence=(_ev("Lyon is small.", "a"),))
+    assert Mitigator().mitigate(draft, [lyon]).body == "Paris is big. Lyon is small [1]."
+    paris = ClaimVerdict(Claim("Paris is big.", (0, 14)), S, evidence=(_ev("Paris is big."),))
+    ans = Mitigator().mitigate(draft, [paris])
+    assert ans.body == "Paris is big [1]. Lyon is small."
+    assert ans.edits[0].span == (0, 13)
+    blank = ClaimVerdict(Claim("Nothing.", (13, 14)), S)
+    with pytest.raises(ValueError, match=r"verdicts\[0\].*'Nothing\.'.*only whitespace"):
+        Mitigator().mitigate(draft, [blank])
+
+
+# 10. a citation goes after a closing quotation mark
+def test_mitigation_citation_after_closing_quote() -> None:
+    draft = 'Armstrong said "That is one small step." He landed in 1969.'
+    verdicts = [_v(draft, 'Armstrong said "That is one small step."', S,
+                   _ev('He said: "That is one small step."', "a")),
+                _v(draft, "He landed in 1969.", S, _ev("He landed in 1969.", "b"))]
+    assert Mitigator().mitigate(draft, verdicts).body == \
+        'Armstrong said "That is one small step." [1] He landed in 1969 [2].'
+    draft = 'He called it "small".'
+    v = _v(draft, draft, S, _ev("He called it small.", "a"))
+    assert Mitigator().mitigate(draft, [v]).body == 'He called it "small" [1].'
