@@ -512,9 +512,18 @@ class SpacyDecomposer:
 class LLMDecomposer:
     """Ask any :class:`~rag.generation.Generator` for a JSON list of atomic claims.
 
-    Each claim is mapped back to the draft sentence it overlaps most (its span). Output that is
-    not a JSON list of strings raises ``ValueError`` (``on_error="raise"``) or falls back to
-    :class:`SpacyDecomposer` (``on_error="fallback"``, logged).
+    Each claim is mapped back to the draft sentence whose words it shares most (Jaccard
+    overlap; ties go to the earlier sentence). Claims of one sentence get non-overlapping
+    spans: ordered by the mean position of the words they share with it, they cut the
+    sentence at word boundaries into one contiguous piece each, the cuts chosen to maximise
+    the words each piece shares with its claim; the first piece starts where the sentence
+    starts, the last ends where it ends, and an inner edge is trimmed to the piece's outermost
+    shared word. (A sentence with more claims than words gets one claim, the texts joined.)
+    A claim that shares no content word (a word other than a stop-word such as "is" or "the")
+    with the draft has no source text: it is dropped with a logged warning.
+
+    Output that is not a JSON list of strings raises ``ValueError`` (``on_error="raise"``) or
+    falls back to :class:`SpacyDecomposer` (``on_error="fallback"``, logged).
 
     Args:
         generator: Any object with ``generate(prompt, *, n)`` (or its ``to_dict()`` config).
@@ -592,7 +601,17 @@ class LLMDecomposer:
         raise ValueError(f"no JSON list in the decomposer output: {output[:200]!r}")
 
     def decompose(self, text: str) -> list[Claim]:
-        """Claims from the generator, each with the span of its best-matching sentence."""
+        """Claims from the generator, in its order, with non-overlapping spans (see the class).
+
+        Example:
+            >>> from rag.generation import StaticGenerator
+            >>> d = LLMDecomposer(StaticGenerator(
+            ...     '["Paris is the capital of France.", "Paris has 2 million people.",'
+            ...     ' "Tokyo is in Japan."]'), on_error="raise")
+            >>> draft = "Paris is the capital of France and has 2 million people."
+            >>> [draft[slice(*c.span)] for c in d.decompose(draft)]
+            ['Paris is the capital of France', 'has 2 million people.']
+        """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
         if not text.strip():
@@ -605,16 +624,83 @@ class LLMDecomposer:
                 raise
             logger.warning("LLM decomposer output unusable; falling back to spaCy")
             return self.fallback.decompose(text)
+        from rag.retrieval import STOP_WORDS
+
         sents = trimmed_sentence_spans(text)
-        claims = []
-        for item in items:
-            words = set(re.findall(r"\w+", item.lower()))
+        sent_words = [[(m.start(), m.end(), m.group().lower())
+                       for m in re.finditer(r"\w+", text[a:b])] for a, b in sents]
+        sent_sets = [{w for *_, w in sw} for sw in sent_words]
+        by_sentence: dict[int, list[int]] = {}  # sentence index -> item indices
+        item_words = [set(re.findall(r"\w+", item.lower())) for item in items]
+        for i, words in enumerate(item_words):
+            # a sentence is a candidate when it shares a content word (not only "is", "the")
+            scores = [len(words & sw) / max(1, len(words | sw)) if (words & sw) - STOP_WORDS
+                      else -1.0 for sw in sent_sets]
+            if not scores or max(scores) < 0:
+                logger.warning("LLM decomposer: claim %r shares no content word with the "
+                               "draft; dropped", items[i])
+                continue
+            by_sentence.setdefault(scores.index(max(scores)), []).append(i)
+        placed: list[tuple[int, Claim]] = []
+        for si, members in by_sentence.items():
+            (s0, s1), words = sents[si], sent_words[si]
+            if len(members) > len(words):  # more claims than words: one claim, texts joined
+                members, joined = members[:1], " ".join(_as_sentence(items[i]) for i in members)
+                texts = {members[0]: joined}
+            else:
+                texts = {i: _as_sentence(items[i]) for i in members}
 
-            def overlap(span: tuple[int, int], words: set[str] = words) -> float:
-                sw = set(re.findall(r"\w+", text[span[0]:span[1]].lower()))
-                return len(words & sw) / max(1, len(words | sw))
+            def position(i: int, words: list[tuple[int, int, str]] = words) -> float:
+                at = [k for k, (*_, w) in enumerate(words) if w in item_words[i]]
+                return sum(at) / len(at) if at else float(len(words))
 
-            best = max(sents, key=overlap)
-            ctype, verifiable = classify_claim(item)
-            claims.append(Claim(_as_sentence(item), best, ctype, verifiable))
-        return claims
+            members = sorted(members, key=position)  # stable: ties keep the generator's order
+            pieces = _cut_sentence(words, [item_words[i] for i in members])
+            for j, (i, (a, b)) in enumerate(zip(members, pieces, strict=True)):
+                shared = [k for k in range(a, b) if words[k][2] in item_words[i]]
+                lo, hi = (shared[0], shared[-1] + 1) if shared else (a, b)  # inner edges
+                start = s0 if j == 0 else s0 + words[lo][0]
+                end = s1 if j == len(members) - 1 else s0 + words[hi - 1][1]
+                ctype, verifiable = classify_claim(texts[i])
+                placed.append((i, Claim(texts[i], (start, end), ctype, verifiable)))
+        return [c for _, c in sorted(placed, key=lambda t: t[0])]
+
+
+def _cut_sentence(words: Sequence[tuple[int, int, str]], claims: Sequence[set[str]]
+                  ) -> list[tuple[int, int]]:
+    """``(first, end)`` word indices of contiguous runs of ``words``, one per claim, in order.
+
+    The ``len(claims)`` runs are non-empty and chosen to maximise the words each run shares
+    with its claim. Needs ``len(claims) <= len(words)``. Ties put a word that no claim
+    shares into the later run.
+
+    Example:
+        >>> ws = [(0, 0, w) for w in "paris is big and old".split()]
+        >>> _cut_sentence(ws, [{"paris", "big"}, {"paris", "old"}])
+        [(0, 3), (3, 5)]
+    """
+    n, k = len(words), len(claims)
+    neg = float("-inf")
+    best = [[neg] * (n + 1) for _ in range(k + 1)]
+    back = [[0] * (n + 1) for _ in range(k + 1)]
+    best[0][0] = 0.0
+    for j in range(1, k + 1):
+        wanted = claims[j - 1]
+        for a in range(j - 1, n - (k - j)):
+            if best[j - 1][a] == neg:
+                continue
+            seen: set[str] = set()
+            shared = 0
+            for b in range(a + 1, n - (k - j) + 1):  # later runs keep a word each
+                w = words[b - 1][2]
+                if w not in seen:
+                    seen.add(w)
+                    shared += w in wanted
+                if best[j - 1][a] + shared > best[j][b]:
+                    best[j][b], back[j][b] = best[j - 1][a] + shared, a
+    runs, b = [], n
+    for j in range(k, 0, -1):
+        a = back[j][b]
+        runs.append((a, b))
+        b = a
+    return runs[::-1]

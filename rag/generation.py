@@ -12,6 +12,7 @@ import contextlib
 import json
 import logging
 import math
+import numbers
 import os
 import threading
 import weakref
@@ -179,18 +180,38 @@ def _check_generate_args(prompt: str, n: int) -> None:
         raise ValueError(f"n must be > 0, got {n!r}")
 
 
+def _finite_number(x: Any) -> bool:
+    """A finite real number (an int or float, numpy's included; not a ``bool``)."""
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        return False
+    return isinstance(x, numbers.Integral) or math.isfinite(x)
+
+
 def token_offsets(tokenizer: Any, ids: Sequence[int]) -> tuple[str, list[tuple[int, int]]]:
     """Decode ``ids`` and give each token's character span in the decoded text.
 
     Spans come from decoding growing prefixes, so multi-byte characters split over tokens stay
-    whole (a token that completes no character gets an empty span).
+    whole: a token that completes no character gets an empty span, and the character's span
+    goes to the token that completes it. When a longer prefix changes text decoded earlier
+    (an incomplete character shown as U+FFFD, or a tokenizer that normalises), the earlier
+    spans are cut back to the part that stayed the same and the current token gets the rest.
+    The text is always ``tokenizer.decode(ids, skip_special_tokens=True)``.
+
+    Returns:
+        ``(text, spans)`` with one ``(start, end)`` per id; the spans are in order, do not
+        overlap and cover ``text``.
     """
-    spans, prev = [], ""
+    spans: list[tuple[int, int]] = []
+    prev = ""
     for i in range(len(ids)):
         cur = tokenizer.decode(ids[: i + 1], skip_special_tokens=True)
-        if not cur.startswith(prev):  # decoding normalised earlier text: fall back
-            cur = prev + tokenizer.decode(ids[i : i + 1], skip_special_tokens=True)
-        spans.append((len(prev), len(cur)))
+        if not cur.startswith(prev):  # earlier text changed: keep only the common prefix
+            keep = len(os.path.commonprefix([prev, cur]))
+            spans = [(min(a, keep), min(b, keep)) for a, b in spans]
+            start = keep
+        else:
+            start = len(prev)
+        spans.append((start, len(cur)))
         prev = cur
     return prev, spans
 
@@ -236,19 +257,23 @@ class HFGenerator:
         trust_remote_code: bool = False,
         stop: Sequence[str] | None = None,
     ) -> None:
-        if not isinstance(max_new_tokens, int) or max_new_tokens <= 0:
+        if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) \
+                or max_new_tokens <= 0:
             raise ValueError(f"max_new_tokens must be a positive int, got {max_new_tokens!r}")
-        if not isinstance(temperature, (int, float)) or temperature < 0:
-            raise ValueError(f"temperature must be >= 0, got {temperature!r}")
-        if not 0 < float(top_p) <= 1:
-            raise ValueError(f"top_p must be in (0, 1], got {top_p!r}")
+        if not _finite_number(temperature) or temperature < 0:
+            raise ValueError(f"temperature must be >= 0 and finite, got {temperature!r}")
+        if not _finite_number(top_p) or not 0 < top_p <= 1:
+            raise ValueError(f"top_p must be a number in (0, 1], got {top_p!r}")
+        if seed is not None and (not isinstance(seed, numbers.Integral)
+                                 or isinstance(seed, bool)):
+            raise ValueError(f"seed must be an int or None, got {seed!r}")
         self.model_name_or_path = model_name_or_path
         self.gguf_file = gguf_file
         self.device = device
         self.max_new_tokens = max_new_tokens
         self.temperature = float(temperature)
         self.top_p = float(top_p)
-        self.seed = seed
+        self.seed = None if seed is None else int(seed)
         self.system_prompt = system_prompt
         self.use_chat_template = use_chat_template
         self.trust_remote_code = trust_remote_code
@@ -459,10 +484,10 @@ class OpenAICompatibleGenerator:
         if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) \
                 or max_new_tokens <= 0:
             raise ValueError(f"max_new_tokens must be a positive int, got {max_new_tokens!r}")
-        if not isinstance(temperature, (int, float)) or temperature < 0:
-            raise ValueError(f"temperature must be >= 0, got {temperature!r}")
-        if not isinstance(timeout, (int, float)) or timeout <= 0:
-            raise ValueError(f"timeout must be > 0, got {timeout!r}")
+        if not _finite_number(temperature) or temperature < 0:
+            raise ValueError(f"temperature must be >= 0 and finite, got {temperature!r}")
+        if not _finite_number(timeout) or timeout <= 0:
+            raise ValueError(f"timeout must be > 0 and finite, got {timeout!r}")
         self.model, self.base_url, self.api_key_env = model, base_url.rstrip("/"), api_key_env
         self.max_new_tokens, self.temperature = max_new_tokens, float(temperature)
         self.seed, self.system_prompt = seed, system_prompt

@@ -133,8 +133,10 @@ def split_evidence(evidences: Sequence[Evidence], *,
     A passage's ``span`` gives its offset in the document, so each sentence's span is
     ``(passage_start + s, passage_start + e)``. With ``documents`` (source id -> original
     text), each passage is checked against its document (and found in it when its span does
-    not match). Duplicate sentences (same source and span, e.g. from overlapping chunks) are
-    kept once; each keeps its passage's score and rank.
+    not match). Duplicate sentences (same source, span and text, e.g. from overlapping chunks)
+    are kept once; two different texts of one source are both kept even when their spans
+    agree (passages given without real spans all start at 0). Each sentence keeps its
+    passage's score and rank.
 
     Args:
         evidences: Retrieved passages.
@@ -152,13 +154,13 @@ def split_evidence(evidences: Sequence[Evidence], *,
         [('Paris is in France.', (7, 26)), ('Berlin is in Germany.', (27, 48))]
     """
     out: list[Evidence] = []
-    seen: set[tuple[str, int, int]] = set()
+    seen: set[tuple[str, int, int, str]] = set()
     for ev in evidences:
         if not isinstance(ev, Evidence):
             raise TypeError(f"evidences must hold Evidence objects, got {type(ev).__name__}")
         content, base = _locate(ev, documents)
         for s, e in trimmed_sentence_spans(content):
-            key = (ev.source_id, base + s, base + e)
+            key = (ev.source_id, base + s, base + e, content[s:e])
             if key in seen:
                 continue
             seen.add(key)

@@ -10,7 +10,7 @@ from typing import Any
 from rag.decompose import Decomposer, SpacyDecomposer
 from rag.generation import Generator, HFGenerator, build_prompt
 from rag.pairing import MIN_SCORE, EvidencePairer, check_min_score
-from rag.retrieval import HybridRetriever, Retriever
+from rag.retrieval import DenseRetriever, HybridRetriever, Retriever
 from verifier.types import ClaimEvidence, Evidence, Generation
 
 logger = logging.getLogger(__name__)
@@ -50,7 +50,8 @@ class RAGPipeline:
         retriever: Anything with ``retrieve(query, *, top_k)``.
         generator: Anything with ``generate(prompt, *, n)`` (default: the embedded SmolLM2).
         decomposer: Anything with ``decompose(text)`` (default: spaCy).
-        pairer: Claim/evidence pairing (default: reuses the retriever's dense encoder).
+        pairer: Claim/evidence pairing (default: reuses the dense encoder of a
+            :class:`~rag.retrieval.DenseRetriever` or :class:`~rag.retrieval.HybridRetriever`).
         top_k: Passages retrieved per question.
         min_evidence_score: Least pairing score of an evidence sentence, for the default
             ``pairer`` (as in :class:`verifier.Verifier`); ignored when ``pairer`` is given.
@@ -59,14 +60,18 @@ class RAGPipeline:
     def __init__(self, retriever: Retriever, generator: Generator | None = None,
                  decomposer: Decomposer | None = None, pairer: EvidencePairer | None = None,
                  *, top_k: int = 5, min_evidence_score: float = MIN_SCORE) -> None:
-        if not isinstance(top_k, int) or top_k <= 0:
+        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k <= 0:
             raise ValueError(f"top_k must be > 0, got {top_k!r}")
         min_evidence_score = check_min_score(min_evidence_score, "min_evidence_score")
         self.retriever = retriever
         self._generator = generator
         self.decomposer = decomposer or SpacyDecomposer()
         if pairer is None:
-            encoder = retriever.dense if isinstance(retriever, HybridRetriever) else None
+            encoder: DenseRetriever | None = None
+            if isinstance(retriever, HybridRetriever):
+                encoder = retriever.dense
+            elif isinstance(retriever, DenseRetriever):
+                encoder = retriever
             pairer = EvidencePairer(encoder=encoder, min_score=min_evidence_score)
         self.pairer = pairer
         self.top_k = top_k

@@ -155,7 +155,8 @@ class _Corpus:
         self.documents: dict[str, str] = {}
         self.passages: list[Passage] = []
 
-    def _ingest(self, documents: Sequence[Passage]) -> None:
+    def _chunk(self, documents: Sequence[Passage]) -> tuple[dict[str, str], list[Passage]]:
+        """Check and chunk ``documents``: ``(text by source_id, passages)``; changes nothing."""
         if isinstance(documents, (str, Passage)) or not isinstance(documents, Sequence):
             raise TypeError(
                 f"documents must be a sequence of Passage, got {type(documents).__name__}")
@@ -172,6 +173,9 @@ class _Corpus:
         for d in documents:
             passages.extend(chunk_document(d.text, d.source_id, max_chars=self.chunk_max_chars,
                                            overlap=self.chunk_overlap, metadata=d.metadata))
+        return docs, passages
+
+    def _set_corpus(self, docs: dict[str, str], passages: list[Passage]) -> None:
         self.documents, self.passages = docs, passages
         logger.info("%s: %d documents chunked into %d passages", type(self).__name__,
                     len(docs), len(passages))
@@ -290,15 +294,19 @@ class BM25Retriever(_Corpus):
     def index(self, documents: Sequence[Passage]) -> BM25Retriever:
         """Chunk and index ``documents`` (whole documents); returns ``self``.
 
+        Nothing changes when this raises: the previous index stays whole.
+
         Raises:
             ValueError: ``documents`` is empty or repeats a ``source_id``.
             TypeError: ``documents`` is not a sequence of :class:`Passage`.
         """
-        self._ingest(documents)
-        self._build()
+        docs, passages = self._chunk(documents)
+        weights, vocab = self._bm25_weights(passages)
+        self._set_corpus(docs, passages)
+        self._weights, self._vocab = weights, vocab
         return self
 
-    def _okapi(self) -> Any:
+    def _okapi(self, passages: Sequence[Passage] | None = None) -> Any:
         from rank_bm25 import BM25Okapi
 
         class _LuceneIdfBM25(BM25Okapi):
@@ -308,12 +316,17 @@ class BM25Retriever(_Corpus):
                 n = self.corpus_size
                 self.idf = {w: math.log(1 + (n - f + 0.5) / (f + 0.5)) for w, f in nd.items()}
 
-        return _LuceneIdfBM25([tokenize(p.text) for p in self.passages], k1=self.k1, b=self.b)
+        passages = self.passages if passages is None else passages
+        return _LuceneIdfBM25([tokenize(p.text) for p in passages], k1=self.k1, b=self.b)
 
     def _build(self) -> None:
+        self._weights, self._vocab = self._bm25_weights(self.passages)
+
+    def _bm25_weights(self, passages: Sequence[Passage]) -> tuple[Any, dict[str, int]]:
+        """The ``(vocabulary, n_passages)`` BM25 weight matrix of ``passages`` and its vocab."""
         from scipy import sparse
 
-        okapi = self._okapi()
+        okapi = self._okapi(passages)
         vocab: dict[str, int] = {}
         rows: list[int] = []
         cols: list[int] = []
@@ -332,10 +345,10 @@ class BM25Retriever(_Corpus):
             data = idf[np.asarray(rows)] * tf * (self.k1 + 1) / (tf + norm)
         else:
             data = tf
-        self._weights = sparse.csr_matrix(
+        weights = sparse.csr_matrix(
             (data, (np.asarray(rows, dtype=np.int64), col)),
-            shape=(len(vocab), len(self.passages)))
-        self._vocab = vocab
+            shape=(len(vocab), len(passages)))
+        return weights, vocab
 
     def _query_matrix(self, queries: Sequence[str]) -> Any:
         from scipy import sparse
@@ -534,7 +547,8 @@ class DenseRetriever(_Corpus):
         emb /= np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-12)
         return np.ascontiguousarray(emb)
 
-    def _build_faiss(self, emb: np.ndarray) -> None:
+    def _build_faiss(self, emb: np.ndarray) -> Any:
+        """A new FAISS index holding ``emb`` (``self`` is not changed)."""
         import faiss
 
         dim = emb.shape[1]
@@ -551,18 +565,23 @@ class DenseRetriever(_Corpus):
         else:
             index = faiss.IndexFlatIP(dim)
         index.add(emb)
-        self._faiss = index
+        return index
 
     def index(self, documents: Sequence[Passage]) -> DenseRetriever:
         """Chunk, embed and index ``documents`` (whole documents); returns ``self``.
+
+        Nothing changes when this raises (e.g. encoding runs out of memory): the previous
+        index stays whole.
 
         Raises:
             ValueError: ``documents`` is empty or repeats a ``source_id``.
             TypeError: ``documents`` is not a sequence of :class:`Passage`.
         """
-        self._ingest(documents)
-        self.embeddings = self.encode([p.text for p in self.passages])
-        self._build_faiss(self.embeddings)
+        docs, passages = self._chunk(documents)
+        emb = self.encode([p.text for p in passages])
+        index = self._build_faiss(emb)
+        self._set_corpus(docs, passages)
+        self.embeddings, self._faiss = emb, index
         return self
 
     def ranked_batch(self, queries: Sequence[str], n: int) -> list[list[tuple[int, float]]]:
@@ -626,8 +645,9 @@ class DenseRetriever(_Corpus):
 
         Args:
             path: The folder.
-            model_name_or_path: Embedding model to query with; must be the one that wrote the
-                index (default: that one).
+            model_name_or_path: Embedding model to query with (e.g. the same model moved to
+                another folder); must be the one that wrote the index. When given it replaces
+                the saved ``model_name_or_path`` (default: the saved one).
             device: Torch device for query encoding.
 
         Raises:
@@ -637,7 +657,7 @@ class DenseRetriever(_Corpus):
         """
         path = Path(path)
         manifest = _read_vector_manifest(path, cls.type_name, model_name_or_path)
-        r = cls(**{**manifest["init_parameters"], "device": device})
+        r = cls(**_load_parameters(manifest, model_name_or_path, device))
         r._load_corpus(path, manifest)
         r._load_vectors(path, manifest)
         return r
@@ -653,6 +673,15 @@ def _read_vector_manifest(path: Path, type_name: str, model_name_or_path: str | 
             f"{manifest['embedding_model']!r}, not {_model_id(model_name_or_path)!r}; "
             "re-index the documents with the new model")
     return manifest
+
+
+def _load_parameters(manifest: dict[str, Any], model_name_or_path: str | None,
+                     device: str | None) -> dict[str, Any]:
+    """Saved constructor keywords, with ``device`` and a given ``model_name_or_path``."""
+    params = {**manifest["init_parameters"], "device": device}
+    if model_name_or_path is not None:  # the same model (checked), perhaps at another path
+        params["model_name_or_path"] = model_name_or_path
+    return params
 
 
 @register("retriever.hybrid.v1")
@@ -735,15 +764,20 @@ class HybridRetriever(_Corpus):
     def index(self, documents: Sequence[Passage]) -> HybridRetriever:
         """Chunk and index ``documents`` in both retrievers; returns ``self``.
 
+        Nothing changes when this raises: the previous index stays whole.
+
         Raises:
             ValueError: ``documents`` is empty or repeats a ``source_id``.
             TypeError: ``documents`` is not a sequence of :class:`Passage`.
         """
-        self._ingest(documents)
+        docs, passages = self._chunk(documents)
+        weights, vocab = self.bm25._bm25_weights(passages)
+        emb = self.dense.encode([p.text for p in passages])
+        index = self.dense._build_faiss(emb)
+        self._set_corpus(docs, passages)
         self._share_corpus()
-        self.bm25._build()
-        self.dense.embeddings = self.dense.encode([p.text for p in self.passages])
-        self.dense._build_faiss(self.dense.embeddings)
+        self.bm25._weights, self.bm25._vocab = weights, vocab
+        self.dense.embeddings, self.dense._faiss = emb, index
         return self
 
     def retrieve_batch(self, queries: Sequence[str], *, top_k: int = 5) -> list[list[Evidence]]:
@@ -778,8 +812,9 @@ class HybridRetriever(_Corpus):
 
         Args:
             path: The folder.
-            model_name_or_path: Embedding model to query with; must be the one that wrote the
-                index (default: that one).
+            model_name_or_path: Embedding model to query with (e.g. the same model moved to
+                another folder); must be the one that wrote the index. When given it replaces
+                the saved ``model_name_or_path`` (default: the saved one).
             device: Torch device for query encoding.
 
         Raises:
@@ -789,7 +824,7 @@ class HybridRetriever(_Corpus):
         """
         path = Path(path)
         manifest = _read_vector_manifest(path, cls.type_name, model_name_or_path)
-        r = cls(**{**manifest["init_parameters"], "device": device})
+        r = cls(**_load_parameters(manifest, model_name_or_path, device))
         r._load_corpus(path, manifest)
         r._share_corpus()
         r.bm25._build()

@@ -11,7 +11,9 @@ verifies (grounding score), checks that the answer addresses the question, and r
   feedback, and retrieve again (at most ``max_query_rewrites`` times);
 - grounded and useful -> finish, approved.
 
-When a bound is spent the best answer so far is returned, mitigated, with ``approved=False``.
+When a bound is spent the best answer so far (a useful draft before a not useful one, then
+the better grounded) is returned, mitigated, with ``approved=False``. An approved answer is
+always the approved draft, with its own grounding score.
 An error inside a grader or the verifier counts as "not relevant" / "not grounded" /
 "not useful", is logged and is recorded in the trace; the loop never exceeds its bounds.
 """
@@ -187,8 +189,10 @@ class SelfCorrectingPipeline:
                  on_event: Callable[[dict[str, Any]], None] | None = None) -> None:
         for name, val in (("max_regenerations", max_regenerations),
                           ("max_query_rewrites", max_query_rewrites)):
-            if not isinstance(val, int) or val < 0:
+            if not isinstance(val, int) or isinstance(val, bool) or val < 0:
                 raise ValueError(f"{name} must be an int >= 0, got {val!r}")
+        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k <= 0:
+            raise ValueError(f"top_k must be an int > 0, got {top_k!r}")
         if not 0.0 <= float(min_grounding) <= 1.0:
             raise ValueError(f"min_grounding must be in [0, 1], got {min_grounding!r}")
         self.retriever, self.generator = retriever, generator
@@ -224,7 +228,9 @@ class SelfCorrectingPipeline:
             raise ValueError("question must be a non-empty str")
         query, regens, rewrites = question, 0, 0
         trace: list[IterationTrace] = []
-        best: tuple[tuple[float, bool], Any, list[Evidence]] | None = None
+        # best answer so far, ranked by (approved, useful, grounding): an approved answer is
+        # always the approved draft; among the others a useful one beats a better-grounded one
+        best: tuple[tuple[bool, bool, float], Any, list[Evidence]] | None = None
         kept: list[Evidence] = []
         retrieve = True
         feedback: list[str] = []  # claims of the last draft the verifier could not support
@@ -251,7 +257,7 @@ class SelfCorrectingPipeline:
             yield self._emit({"type": "verified", "iteration": it, "grounding_score": grounding,
                               "useful": useful})
             grounded = grounding is not None and grounding >= self.min_grounding
-            key = (grounding or 0.0, bool(useful))
+            key = (grounded and bool(useful), bool(useful), grounding or 0.0)
             if mitigated is not None and (best is None or key > best[0]):
                 best = (key, mitigated, kept)
             if grounded and useful:

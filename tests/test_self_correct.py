@@ -142,3 +142,50 @@ def test_self_correct_rewrites_the_query_when_nothing_relevant_was_retrieved() -
     assert [t.decision for t in ans.trace] == ["rewrite", "approve"]
     assert ans.trace[0].passages == () and "no relevant passage" in ans.trace[0].reason
     assert ans.trace[1].query == "capital of France" and ans.approved
+
+
+class _SentenceVerifier:
+    """One claim per ". "-separated sentence: supported when it contains 'capital'."""
+
+    def verify(self, draft: str, *, evidence):
+        verdicts = []
+        for s in (x for x in draft.split(". ") if x):
+            a = draft.index(s)
+            st = Status.SUPPORTED if "capital" in s else Status.INSUFFICIENT_INFO
+            verdicts.append(ClaimVerdict(Claim(s, (a, a + len(s))), st, evidence=(
+                Evidence(evidence[0].content, evidence[0].source_id),)))
+        return Report(draft, tuple(verdicts))
+
+
+def test_self_correct_approved_answer_is_the_approved_draft() -> None:
+    # draft 1: fully grounded but not useful; draft 2 (after a rewrite): 0.6 grounded, useful
+    approved_draft = ("Paris is the capital of France. It is the capital city. The capital is "
+                      "Paris. Paris, capital. Paris is big.")
+    gen = ScriptedGenerator("Berlin is the capital of Germany.", "capital of France Paris",
+                            approved_draft)
+    ans = _pipe(gen, _SentenceVerifier(), Useful(False, True), min_grounding=0.5).run(Q)
+    assert [t.decision for t in ans.trace] == ["rewrite", "approve"] and ans.approved
+    assert "Berlin" not in ans.text and ans.text.startswith("Paris is the capital of France")
+    assert ans.grounding_score == ans.trace[-1].grounding_score == 0.6
+
+
+def test_self_correct_unapproved_prefers_a_useful_draft_then_grounding() -> None:
+    # draft 1: not grounded but useful -> regenerate; draft 2: grounded, not useful -> stop
+    gen = ScriptedGenerator("Paris is nice.", "Berlin is the capital of Germany.")
+    ans = _pipe(gen, useful=Useful(True, False), max_regenerations=1,
+                max_query_rewrites=0).run(Q)
+    assert [t.decision for t in ans.trace] == ["regenerate", "stop"] and not ans.approved
+    assert "Paris is nice" in ans.text and "Berlin" not in ans.text
+    assert ans.grounding_score == 0.0
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"top_k": 0}, "top_k must be an int > 0, got 0"),
+    ({"top_k": "5"}, "top_k must be an int > 0, got '5'"),
+    ({"top_k": True}, "top_k must be an int > 0, got True"),
+    ({"max_regenerations": True}, "max_regenerations must be an int >= 0, got True"),
+    ({"max_query_rewrites": 1.0}, "max_query_rewrites must be an int >= 0, got 1.0"),
+])
+def test_self_correct_rejects_bad_bounds(kwargs, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        SelfCorrectingPipeline(None, None, None, None, **kwargs)
