@@ -453,3 +453,201 @@ def test_batch_null_id_and_non_string_claim(tmp_path) -> None:
         "claim field 'claim' must be a string, got a number (123)",
         "evidence field 'evidence' must be a string or a list of strings, got an object "
         "({'a': 1})"]
+
+
+def test_batch_lone_surrogate_is_an_error_row_and_the_run_goes_on(tmp_path,
+                                                                  tiny_nli_model) -> None:
+    # valid JSON, not text: the tokenizer refused the claim (TypeError) and the id could not
+    # be written as UTF-8, each ending the run and every resume of it
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps(GOOD[0]) + "\n"
+                   + '{"id": "x\\ud800", "claim": "the dog is red .", "evidence": "a dog .", '
+                     '"label": "REFUTES"}\n'
+                   + '{"id": "3", "claim": "the cat \\udc00 is red .", "evidence": "a dog .", '
+                     '"label": "REFUTES"}\n'
+                   + '{"id": "4", "claim": "a cat .", "evidence": ["ok .", "\\udfff"], '
+                     '"label": "REFUTES"}\n'
+                   + json.dumps(GOOD[2]) + "\n")
+    cfg = EvalConfig([src], tmp_path / "o", model=str(tiny_nli_model), device="cpu",
+                     dtype="float32", max_length=128, plots=False)
+    metrics = run_eval(cfg)
+    assert metrics["n"] == 2 and metrics["n_errors"] == 3
+    preds, errs = _lines(tmp_path / "o/predictions.jsonl"), _lines(tmp_path / "o/errors.jsonl")
+    assert [p["line"] for p in preds] == [1, 5]
+    assert [(e["line"], e["reason"]) for e in errs] == [
+        (2, "not valid Unicode: id field 'id' holds a lone surrogate U+D800 (a JSON escape "
+            "such as \\ud800) at character 1"),
+        (3, "not valid Unicode: claim field 'claim' holds a lone surrogate U+DC00 (a JSON "
+            "escape such as \\ud800) at character 8"),
+        (4, "not valid Unicode: evidence field 'evidence' (item 1) holds a lone surrogate "
+            "U+DFFF (a JSON escape such as \\ud800) at character 0")]
+    # a .json array keeps the row's text as parsed: still written, as a JSON escape
+    arr = tmp_path / "in.json"
+    arr.write_text('[{"id": "x\\ud800", "claim": "c", "evidence": "e", "label": "SUPPORTS"}, '
+                   + json.dumps(GOOD[0]) + "]")
+    metrics = run_eval(EvalConfig([arr], tmp_path / "a", plots=False), scorer=_fake_scorer)
+    assert metrics["n"] == 1 and metrics["n_errors"] == 1
+    err = _lines(tmp_path / "a/errors.jsonl")[0]
+    assert err["line"] == 1 and err["reason"].startswith("not valid Unicode: id field 'id'")
+    assert json.loads(err["raw"])["id"] == "x\ud800"
+
+
+def test_batch_second_run_into_the_same_output_dir_fails_fast(tmp_path) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(g) + "\n" for g in GOOD))
+    cfg = EvalConfig([src], tmp_path / "o", chunk_rows=1, plots=False)
+    seen: list[str] = []
+
+    def scorer(pairs):  # a second run starts while the first is scoring
+        if not seen:
+            with pytest.raises(BlockingIOError) as exc:
+                run_eval(cfg, scorer=_fake_scorer)
+            seen.append(str(exc.value))
+        return _fake_scorer(pairs)
+
+    metrics = run_eval(cfg, scorer=scorer)
+    assert seen == [f"output_dir {str(tmp_path / 'o')!r} is in use by another run (it holds "
+                    f"the lock on {str(tmp_path / 'o' / '.lock')!r}); wait for it to end, or "
+                    f"use another output_dir"]
+    assert metrics["n"] == 3 and len(_lines(tmp_path / "o/predictions.jsonl")) == 3
+    assert run_eval(cfg, scorer=_fake_scorer)["n"] == 3  # the lock is released at the end
+
+
+def test_batch_lock_in_another_process_refuses_the_run(tmp_path) -> None:
+    pytest.importorskip("fcntl")
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps(GOOD[0]) + "\n")
+    (tmp_path / "o").mkdir()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import fcntl, sys, time; f = open(sys.argv[1], 'a'); "
+         "fcntl.flock(f, fcntl.LOCK_EX); print('locked', flush=True); time.sleep(60)",
+         str(tmp_path / "o" / ".lock")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        with pytest.raises(BlockingIOError, match="is in use by another run"):
+            run_eval(EvalConfig([src], tmp_path / "o", plots=False), scorer=_fake_scorer)
+        assert not (tmp_path / "o" / "predictions.jsonl").exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert run_eval(EvalConfig([src], tmp_path / "o", plots=False), scorer=_fake_scorer)["n"] == 1
+
+
+def test_batch_csv_field_over_the_csv_default_limit_is_read_whole(tmp_path) -> None:
+    import csv
+
+    big = "word " * 30000  # 150,000 characters: over csv's default limit of 131,072
+    src = tmp_path / "in.csv"
+    src.write_text(f'id,claim,evidence,label\n1,the claim,"{big}\nTable:\n'
+                   f'q3,revenue rose,revenue fell,REFUTES\nend of document",SUPPORTS\n'
+                   f'2,c2,e2,SUPPORTS\n')
+    limit = csv.field_size_limit()
+    rows = list(read_rows(src))
+    assert [(r.line, r.error) for r in rows] == [(2, None), (6, None)]
+    assert rows[0].record["evidence"].endswith("REFUTES\nend of document")
+    assert len(rows[0].record["evidence"]) > 150000
+    assert csv.field_size_limit() == limit  # process-global: restored
+    metrics = run_eval(EvalConfig([src], tmp_path / "o", plots=False), scorer=_fake_scorer)
+    assert metrics["n"] == 2 and metrics["n_errors"] == 0
+
+
+def test_batch_resume_refuses_an_output_deleted_or_shortened(tmp_path) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(g) + "\n" for g in GOOD) + "{bad\n")
+    cfg = EvalConfig([src], tmp_path / "o", chunk_rows=2, plots=False)
+    run_eval(cfg, scorer=_fake_scorer)
+    pred = tmp_path / "o" / "predictions.jsonl"
+    size = pred.stat().st_size
+    pred.unlink()  # truncate() padded it with NUL bytes and counted its rows as done
+    with pytest.raises(ValueError, match=rf"cannot be resumed: predictions.jsonl holds 0 bytes, "
+                                         rf"fewer than the {size} its state.json counts.*"
+                                         rf"delete the folder, or use another output_dir"):
+        run_eval(cfg, scorer=_fake_scorer)
+    assert not pred.exists()
+    cfg = EvalConfig([src], tmp_path / "e", chunk_rows=2, plots=False)
+    run_eval(cfg, scorer=_fake_scorer)
+    errs = tmp_path / "e" / "errors.jsonl"
+    errs.write_bytes(errs.read_bytes()[:-5])
+    with pytest.raises(ValueError, match="cannot be resumed: errors.jsonl holds"):
+        run_eval(cfg, scorer=_fake_scorer)
+
+
+def test_batch_csv_header_repeating_a_column_is_an_error(tmp_path) -> None:
+    src = tmp_path / "in.csv"
+    src.write_text("id,claim,evidence,evidence,label\n1,c,first part,second part,SUPPORTS\n")
+    why = ("the header (line 1) repeats the column name 'evidence' (columns 3 and 4); "
+           "rename one")
+    assert [(r.line, r.record, r.error) for r in read_rows(src)] == [(1, None, why),
+                                                                      (2, None, why)]
+    with pytest.raises(ValueError, match=r"in.csv:1: the header \(line 1\) repeats the "
+                                         r"column name 'evidence'"):
+        run_eval(EvalConfig([src], tmp_path / "o", plots=False), scorer=_fake_scorer)
+    (tmp_path / "in.tsv").write_text("a\tb\ta\tc\ta\n1\t2\t3\t4\t5\n")
+    assert list(read_rows(tmp_path / "in.tsv"))[1].error == (
+        "the header (line 1) repeats the column name 'a' (columns 1, 3 and 5); rename one")
+
+
+def test_batch_empty_input_is_an_error(tmp_path) -> None:
+    (tmp_path / "empty.jsonl").write_text("")
+    (tmp_path / "header.csv").write_text("id,claim,evidence,label\n")
+    with pytest.raises(ValueError, match=r"no input row could be used: the inputs hold no row "
+                                         r"at all \('.*empty.jsonl'\)"):
+        run_eval(EvalConfig([tmp_path / "empty.jsonl"], tmp_path / "o", plots=False),
+                 scorer=_fake_scorer)
+    assert (tmp_path / "o" / "metrics.json").exists()  # the outputs are written first
+    with pytest.raises(ValueError, match="hold no row at all .*a CSV/TSV file needs a header "
+                                         "line and a row under it"):
+        run_eval(EvalConfig([tmp_path / "header.csv"], tmp_path / "h", plots=False),
+                 scorer=_fake_scorer)
+
+
+def test_batch_id_field_missing_from_the_first_row_is_an_error(tmp_path) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text("{oops\n" + json.dumps({k: v for k, v in GOOD[0].items() if k != "id"})
+                   + "\n")
+    with pytest.raises(ValueError, match=r"id field 'idd' \(--id-field, FieldMap.id\) is not "
+                                         r"in the first row, .*in.jsonl:2, whose fields are "
+                                         r"'claim', 'evidence', 'label'"):
+        run_eval(EvalConfig([src], tmp_path / "o", fields=FieldMap(id="idd"), plots=False),
+                 scorer=_fake_scorer)
+    assert not (tmp_path / "o" / "predictions.jsonl").exists()
+    # the default 'id' may be absent: rows are then named FILE:LINE
+    run_eval(EvalConfig([src], tmp_path / "d", plots=False), scorer=_fake_scorer)
+    assert [p["id"] for p in _lines(tmp_path / "d/predictions.jsonl")] == ["in.jsonl:2"]
+
+
+def test_batch_tsv_reads_fields_quoted_as_csv_writes_them_and_keeps_stray_quotes(
+        tmp_path) -> None:
+    import csv
+
+    src = tmp_path / "written.tsv"
+    with src.open("w", newline="", encoding="utf-8") as fh:  # as csv and pandas.to_csv write
+        w = csv.writer(fh, delimiter="\t")
+        w.writerow(["id", "claim", "evidence", "label"])
+        w.writerow(["1", 'He said "no" to the deal.', "He refused the deal.", "SUPPORTS"])
+        w.writerow(["2", "Line one\nline two", "a\ttab", "SUPPORTS"])
+        w.writerow(["3", '"Quoted" at the start', "e", "REFUTES"])
+    assert [(r.line, r.record) for r in read_rows(src)] == [
+        (2, {"id": "1", "claim": 'He said "no" to the deal.', "evidence": "He refused the deal.",
+             "label": "SUPPORTS"}),
+        (3, {"id": "2", "claim": "Line one\nline two", "evidence": "a\ttab", "label": "SUPPORTS"}),
+        (5, {"id": "3", "claim": '"Quoted" at the start', "evidence": "e", "label": "REFUTES"})]
+    # a plain tab-separated file (FEVER-style) with quotes as text: read as it was
+    plain = tmp_path / "plain.tsv"
+    plain.write_text('id\tclaim\tevidence\tlabel\n'
+                     '1\t"Van Gogh" bundles exist.\tHe said "no".\tSUPPORTS\n'
+                     '2\t"unclosed quote\tev\tREFUTES\n'
+                     '3\tx"\tev"\tSUPPORTS\n'
+                     '4\tok\tok\tREFUTES\n')
+    assert [(r.line, r.record["claim"], r.record["evidence"]) for r in read_rows(plain)] == [
+        (2, '"Van Gogh" bundles exist.', 'He said "no".'), (3, '"unclosed quote', "ev"),
+        (4, 'x"', 'ev"'), (5, "ok", "ok")]
+
+
+def test_batch_csv_blank_lines_before_the_header(tmp_path) -> None:
+    src = tmp_path / "in.csv"
+    src.write_text("\n\r\nid,claim,evidence,label\n1,c,e,SUPPORTS\n")
+    rows = list(read_rows(src))
+    assert [(r.line, r.error) for r in rows] == [
+        (1, "empty line (before the header)"), (2, "empty line (before the header)"), (4, None)]
+    assert rows[2].record == {"id": "1", "claim": "c", "evidence": "e", "label": "SUPPORTS"}

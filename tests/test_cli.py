@@ -259,3 +259,34 @@ def test_cli_verify_passes_strictness_to_verifier_and_mitigator(
         assert main(["verify", "--draft", str(tmp_path / "d.txt"), "--docs",
                      str(tmp_path / "docs"), "--min-evidence-score", bad]) == 2
         assert "argument --min-evidence-score: must be" in capsys.readouterr().err
+
+
+def test_cli_eval_exits_2_on_an_input_without_rows(tmp_path, tiny_nli_model, capsys) -> None:
+    args = ["--model", str(tiny_nli_model), "--device", "cpu", "--progress", "off", "--no-plots"]
+    for name, text in (("empty.jsonl", ""), ("header.csv", "id,claim,evidence,label\n")):
+        (tmp_path / name).write_text(text)
+        assert main(["eval", str(tmp_path / name), "--output-dir", str(tmp_path / name[:5]),
+                     *args]) == 2
+        assert "verifier eval: error: no input row could be used: the inputs hold no row at " \
+               "all" in capsys.readouterr().err
+
+
+def test_cli_eval_id_field_the_rows_lack_exits_2(tmp_path, capsys) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"claim": "a", "evidence": "b", "label": "SUPPORTS"}\n')
+    assert main(["eval", str(src), "--output-dir", str(tmp_path / "o"), "--id-field", "id"]) == 2
+    assert "verifier eval: error: id field 'id' (--id-field, FieldMap.id) is not in the first " \
+           "row" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_cli_eval_exits_2_when_another_run_holds_the_output_dir(tmp_path, capsys) -> None:
+    fcntl = pytest.importorskip("fcntl")
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"claim": "a", "evidence": "b", "label": "SUPPORTS"}\n')
+    (tmp_path / "o").mkdir()
+    with (tmp_path / "o" / ".lock").open("a") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        assert main(["eval", str(src), "--output-dir", str(tmp_path / "o"), "--no-plots"]) == 2
+    assert f"verifier eval: error: output_dir {str(tmp_path / 'o')!r} is in use by another " \
+           f"run" in capsys.readouterr().err

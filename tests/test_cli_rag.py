@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from verifier.cli import main
-from verifier.cli_rag import load_documents
+from verifier.cli_rag import load_documents, read_draft
 
 
 def test_load_documents_names_a_file_that_is_not_utf8(tmp_path) -> None:
@@ -60,3 +60,89 @@ def test_ask_passes_min_evidence_score_to_the_pipelines_pairer(tmp_path, capsys,
     assert seen == [0.4, MIN_SCORE]
     with pytest.raises(ValueError, match="min_evidence_score"):
         rag.pipeline.RAGPipeline(object(), min_evidence_score=2.0)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("line", "got"), [('["not", "an", "object"]', "an array"),
+                                           ('"just a string"', "a string"), ("7", "a number")])
+def test_index_jsonl_line_that_is_not_an_object_exits_2(tmp_path, capsys, line, got) -> None:
+    path = tmp_path / "docs.jsonl"
+    path.write_text('{"id": "d1", "text": "Paris is the capital of France."}\n' + line + "\n")
+    with pytest.raises(ValueError, match=rf"docs.jsonl:2: a JSON object is needed, got {got}$"):
+        load_documents(path)
+    assert main(["index", str(path), "--out", str(tmp_path / "idx")]) == 2
+    assert f"verifier index: error: {path}:2: a JSON object is needed, got {got}\n" == \
+           capsys.readouterr().err
+
+
+def test_read_draft_text_file_stdin_and_errors(tmp_path, monkeypatch, caplog) -> None:
+    import io
+
+    long_text = "Paris is the capital of France. " * 20  # 640 bytes: too long for a file name
+    assert read_draft(long_text) == long_text
+    assert read_draft("a\0b") == "a\0b"
+    (tmp_path / "d.txt").write_text("Café.", encoding="utf-8")
+    assert read_draft(str(tmp_path / "d.txt")) == "Café."
+    monkeypatch.setattr("sys.stdin", io.StringIO("from stdin"))
+    assert read_draft("-") == "from stdin"
+    (tmp_path / "latin1.txt").write_bytes("Café.".encode("latin-1"))
+    with pytest.raises(ValueError, match=rf"--draft '{tmp_path / 'latin1.txt'}': the file is "
+                                         rf"not UTF-8 text"):
+        read_draft(str(tmp_path / "latin1.txt"))
+    with caplog.at_level("WARNING", logger="verifier.cli_rag"):
+        assert read_draft("drafft.txt") == "drafft.txt"  # a mistyped path: warned, used as text
+        assert read_draft("Paris is in France.") == "Paris is in France."
+    assert [r.getMessage() for r in caplog.records] == [
+        "--draft 'drafft.txt' names no file: it is taken as the draft text itself (a mistyped "
+        "path?)"]
+
+
+def test_ask_and_verify_take_a_long_inline_draft(tmp_path, capsys, monkeypatch) -> None:
+    from types import SimpleNamespace
+
+    import rag.pipeline
+    import rag.retrieval
+    import verifier.nli
+    import verifier.verify
+
+    long_text = "Paris is the capital of France. " * 20
+    seen: list[str] = []
+
+    class Result:
+        def to_dict(self) -> dict:
+            return {"ok": True}
+
+    def run(self, question, *, draft=None):  # type: ignore[no-untyped-def]
+        seen.append(draft)
+        return Result()
+
+    class StubRetriever:
+        documents: dict[str, str] = {}
+
+        def __init__(self, *a, **k) -> None:
+            pass
+
+        @classmethod
+        def load(cls, path, **kw):  # type: ignore[no-untyped-def]
+            return cls()
+
+    class StubVerifier:
+        def __init__(self, nli=None, **kwargs) -> None:
+            pass
+
+        def verify(self, draft, **kwargs):  # type: ignore[no-untyped-def]
+            seen.append(draft)
+            return SimpleNamespace(verdicts=[], timings={})
+
+    monkeypatch.setattr(rag.retrieval, "HybridRetriever", StubRetriever)
+    monkeypatch.setattr(rag.pipeline.RAGPipeline, "run", run)
+    monkeypatch.setattr(verifier.verify, "Verifier", StubVerifier)
+    monkeypatch.setattr(verifier.nli, "NLIDetector", lambda *a, **k: None)
+    assert main(["ask", "q", "--index", str(tmp_path), "--draft", long_text, "--json"]) == 0
+    assert main(["verify", "--draft", long_text, "--index", str(tmp_path)]) == 0
+    assert seen == [long_text, long_text]
+    capsys.readouterr()
+    (tmp_path / "latin1.txt").write_bytes("Café.".encode("latin-1"))
+    assert main(["verify", "--draft", str(tmp_path / "latin1.txt"), "--index",
+                 str(tmp_path)]) == 2
+    assert f"verifier verify: error: --draft '{tmp_path / 'latin1.txt'}': the file is not " \
+           f"UTF-8 text" in capsys.readouterr().err

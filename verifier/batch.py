@@ -10,6 +10,7 @@ usable row with the NLI detector and writes, in ``output_dir``:
 - ``metrics.json``: quality metrics, computed from ``predictions.jsonl`` (deterministic: a
   resumed run ends with the same bytes as an uninterrupted one);
 - ``run.json``: what varies from run to run (pairs/s, peak memory, seconds, device);
+- ``.lock``: locked while a run is on, so that a second run into the folder fails at once;
 - ``confusion_matrix.png`` and ``reliability.png`` when matplotlib is installed.
 
 Rows in = predictions + errors, always. Work is committed in fixed chunks of rows: after each
@@ -30,6 +31,7 @@ import os
 import re
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -273,6 +275,20 @@ def _undecodable(text: str, first_line: int) -> str | None:
     return f"not UTF-8: byte 0x{ord(m.group()) - 0xDC00:02x} on line {line}"
 
 
+#: A UTF-16 surrogate code point: JSON may spell a lone one (``"\ud800"``), which is not text
+#: (no tokenizer takes it and it cannot be written as UTF-8).
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _check_unicode(value: str, what: str) -> None:
+    """Raise ``ValueError`` naming ``what`` when ``value`` holds a lone surrogate."""
+    m = _SURROGATE.search(value)
+    if m is not None:
+        raise ValueError(f"not valid Unicode: {what} holds a lone surrogate "
+                         f"U+{ord(m.group()):04X} (a JSON escape such as \\ud800) at "
+                         f"character {m.start()}")
+
+
 def _printable(text: str) -> str:
     """``text`` with the bytes ``surrogateescape`` kept turned into U+FFFD (writable as JSON)."""
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
@@ -320,12 +336,53 @@ def _read_json_array(path: Path) -> Iterator[RawRow]:
             yield RawRow(i, raw, None, "array item is not an object", src)
 
 
+#: csv's field size limit while a CSV/TSV record is parsed: csv's default (131,072 characters)
+#: split a longer field, one long document, into several made-up rows.
+_CSV_FIELD_LIMIT = 2**31 - 1
+
+
+def _next_record(reader: Iterator[list[str]]) -> list[str]:
+    """``next(reader)`` with csv's field size limit raised for the call, then restored.
+
+    The limit is process-global: it is raised per call, not per file, so that a reader left
+    half-read (or interleaved with other code) never leaves it changed.
+    """
+    old = csv.field_size_limit(_CSV_FIELD_LIMIT)
+    try:
+        return next(reader)
+    finally:
+        csv.field_size_limit(old)
+
+
+def _repeated_column(header: list[str]) -> str | None:
+    """What is wrong with ``header`` when it repeats a column name (one would be lost), or None."""
+    columns: dict[str, list[int]] = {}
+    for k, name in enumerate(header, start=1):
+        columns.setdefault(name, []).append(k)
+    for name, where in columns.items():
+        if len(where) > 1:
+            listed = ", ".join(map(str, where[:-1])) + f" and {where[-1]}"
+            return f"repeats the column name {name!r} (columns {listed}); rename one"
+    return None
+
+
 def _read_delimited(path: Path, fmt: str) -> Iterator[RawRow]:
     """Rows of a CSV/TSV file, streamed; each row's ``line`` is the file line it starts on.
 
     Bytes are decoded with ``surrogateescape``, so one bad byte spoils its row only: the row
     becomes an error naming the byte and its line, and the rows after it are read as usual.
-    A leading UTF-8 BOM is dropped. ``raw`` is the row's text as in the file.
+    A leading UTF-8 BOM is dropped. ``raw`` is the row's text as in the file. A field may be
+    of any length (csv's default limit of 131,072 characters is lifted).
+
+    The header is the first line that is not blank (blank lines before it are "empty line"
+    error rows); a header that repeats a column name makes every row an error naming it.
+
+    TSV quoting: a field quoted as Python's ``csv`` module and pandas write it (the whole field
+    in double quotes, inner quotes doubled, tabs and newlines inside allowed) is unquoted. A
+    record whose quotes are not so (``"Van Gogh" bundles``, an unclosed ``"``, a quoted field
+    over several lines that each hold a whole row) is read as text instead, one record a
+    line, quotes kept, as a plain tab-separated file means it. (A field that is a quoted text
+    and nothing else, ``"Hello"``, is read as ``Hello``.)
     """
     src = str(path)
     delim = "," if fmt == "csv" else "\t"
@@ -340,24 +397,43 @@ def _read_delimited(path: Path, fmt: str) -> Iterator[RawRow]:
                 consumed.append(text_line)
                 yield text_line
 
-        reader = csv.reader(physical_lines(), delimiter=delim,
-                            quoting=csv.QUOTE_MINIMAL if fmt == "csv" else csv.QUOTE_NONE)
-        n_lines = 0
+        # TSV: strict, so that quotes the csv module would not have written are an error
+        # (then read as text below) rather than a field silently glued to what follows
+        reader = csv.reader(physical_lines(), delimiter=delim, quoting=csv.QUOTE_MINIMAL,
+                            strict=fmt == "tsv")
         header: list[str] | None = None
         header_error: str | None = None
-        while True:
-            parse_error: str | None = None
-            try:
-                values = next(reader)
-            except StopIteration:
-                return
-            except csv.Error as exc:
-                parse_error = f"unreadable row: {exc}"
-                values = []
-            start = n_lines + 1
-            n_lines += len(consumed)
-            raw = "".join(consumed).rstrip("\r\n")
-            consumed.clear()
+
+        def records() -> Iterator[tuple[int, str, list[str], str | None]]:
+            """``(first line, raw text, values, parse error)`` of each record, in order."""
+            n_lines = 0
+            while True:
+                parse_error: str | None = None
+                try:
+                    values = _next_record(reader)
+                except StopIteration:
+                    return
+                except csv.Error as exc:
+                    parse_error = f"unreadable row: {exc}"
+                    values = []
+                start = n_lines + 1
+                n_lines += len(consumed)
+                lines = list(consumed)
+                consumed.clear()
+                if fmt == "tsv" and (parse_error is not None or (
+                        len(lines) > 1 and header is not None and (
+                            len(values) != len(header)
+                            or all(ln.count("\t") + 1 == len(header) for ln in lines)))):
+                    # quotes as text (a stray quote opened a field that closed badly, or only
+                    # on a later line that is a whole row itself): each line is a record of
+                    # its own, split on tabs
+                    for k, line in enumerate(lines):
+                        text = line.rstrip("\r\n")
+                        yield start + k, text, text.split("\t") if text else [], None
+                    continue
+                yield start, "".join(lines).rstrip("\r\n"), values, parse_error
+
+        for start, raw, values, parse_error in records():
             bad = _undecodable(raw, start)
             if header is None and header_error is None:
                 if parse_error is not None:
@@ -365,9 +441,17 @@ def _read_delimited(path: Path, fmt: str) -> Iterator[RawRow]:
                     logger.error("input %s: %s", src, header_error)
                     yield RawRow(start, _printable(raw), None, header_error, src)
                     continue
+                if not raw.strip():  # a blank line before the header: not the header
+                    yield RawRow(start, raw, None, "empty line (before the header)", src)
+                    continue
                 if bad is not None:
                     logger.warning("input %s: header %s", src, bad)
                 header = [_printable(v) for v in values]
+                repeated = _repeated_column(header)
+                if repeated is not None:
+                    header_error = f"the header (line {start}) {repeated}"
+                    logger.error("input %s: %s", src, header_error)
+                    yield RawRow(start, _printable(raw), None, header_error, src)
                 continue
             error = parse_error or bad or header_error
             if error is None and not values and not raw.strip():
@@ -446,6 +530,7 @@ def extract(rec: dict[str, Any], fields: FieldMap) -> tuple[str, str, Any, str |
     """Return ``(claim, evidence, raw_label, id)`` of a record; ``ValueError`` if unusable.
 
     The id is ``None`` when ``fields.id`` is unset, absent or null (the caller's default id).
+    A claim, evidence or id holding a lone surrogate (valid JSON, but not text) is unusable.
     """
     if fields.claim not in rec:
         raise ValueError(f"missing claim field {fields.claim!r}")
@@ -455,6 +540,7 @@ def extract(rec: dict[str, Any], fields: FieldMap) -> tuple[str, str, Any, str |
                          f"{_a_json_type(claim)} ({_short(claim)})")
     if not claim.strip():
         raise ValueError(f"empty claim in field {fields.claim!r}")
+    _check_unicode(claim, f"claim field {fields.claim!r}")
     parts: list[str] = []
     for name in fields.evidence.split(","):
         name = name.strip()
@@ -462,8 +548,11 @@ def extract(rec: dict[str, Any], fields: FieldMap) -> tuple[str, str, Any, str |
             raise ValueError(f"missing evidence field {name!r}")
         val = rec[name]
         if isinstance(val, str):
+            _check_unicode(val, f"evidence field {name!r}")
             parts.append(val)
         elif isinstance(val, list) and all(isinstance(v, str) for v in val):
+            for k, v in enumerate(val):
+                _check_unicode(v, f"evidence field {name!r} (item {k})")
             parts.extend(val)
         else:
             raise ValueError(f"evidence field {name!r} must be a string or a list of strings, "
@@ -476,6 +565,7 @@ def extract(rec: dict[str, Any], fields: FieldMap) -> tuple[str, str, Any, str |
     rid = None
     if fields.id and rec.get(fields.id) is not None:
         rid = str(rec[fields.id])
+        _check_unicode(rid, f"id field {fields.id!r}")
     return claim, evidence, rec[fields.label], rid
 
 
@@ -649,8 +739,8 @@ class EvalConfig:
 
 
 def _fsync_write(fh: io.BufferedWriter, lines: list[str]) -> None:
-    if lines:
-        fh.write("".join(lines).encode("utf-8"))
+    if lines:  # a lone surrogate left in a JSON string is written as its JSON escape
+        fh.write("".join(lines).encode("utf-8", "backslashreplace"))
     fh.flush()
     os.fsync(fh.fileno())
 
@@ -857,12 +947,86 @@ def run_eval(cfg: EvalConfig, *, scorer: Any = None, show_progress_bar: bool | N
             (local engine) or a Ray Data pipeline (``engine="ray"``).
         show_progress_bar: ``None`` shows a tqdm bar only on a terminal.
 
+    Only one run at a time may use ``output_dir``: the run holds an exclusive lock on its
+    :data:`LOCK_FILE` (POSIX ``flock``; where there is none, a warning says so).
+
     Raises:
-        ValueError: No row at all could be used (raised after every output is written): the
-            message gives the first error and, for a missing field, the fields the rows have.
+        ValueError: No row at all could be used, or the inputs hold no row (raised after
+            every output is written): the message gives the first error and, for a missing
+            field, the fields the rows have. Also: an id field named explicitly (not the
+            default ``"id"``) that the first row lacks; an ``output_dir`` whose state and
+            outputs disagree (an output deleted or shortened since).
+        BlockingIOError: Another run holds ``output_dir``.
     """
     out = cfg.output_dir
     out.mkdir(parents=True, exist_ok=True)
+    with _output_dir_lock(out):
+        return _run_eval(cfg, scorer, show_progress_bar)
+
+
+#: The file in ``output_dir`` that :func:`run_eval` holds an exclusive lock on while it runs.
+LOCK_FILE = ".lock"
+
+
+@contextmanager
+def _output_dir_lock(out: Path) -> Iterator[None]:
+    """Hold an exclusive, non-blocking ``flock`` on ``out / LOCK_FILE``.
+
+    Raises:
+        BlockingIOError: Another process (or another run in this one) holds it.
+    """
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock
+        logger.warning("cannot lock output_dir %r (no fcntl here): do not start a second run "
+                       "into it before this one ends, or their rows will mix", str(out))
+        yield
+        return
+    with (out / LOCK_FILE).open("a") as fh:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BlockingIOError(
+                f"output_dir {str(out)!r} is in use by another run (it holds the lock on "
+                f"{str(out / LOCK_FILE)!r}); wait for it to end, or use another output_dir"
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def check_id_field(cfg: EvalConfig, *, explicit: bool = True) -> None:
+    """Refuse an id field that the first row read lacks (every row would get a made-up id).
+
+    Args:
+        cfg: The run's configuration; nothing is checked when ``cfg.fields.id`` is unset.
+        explicit: The field was chosen (``--id-field``, a preset); ``False``: the default
+            ``"id"``, which rows may lack (their id is then ``FILE:LINE``), so nothing is checked.
+
+    Raises:
+        ValueError: The first row that parses lacks the field; the message names its fields.
+    """
+    name = cfg.fields.id
+    if not name or not explicit:
+        return
+    rows = _all_rows(cfg)
+    try:
+        first = next((r for r in rows if r.record is not None), None)
+    finally:
+        rows.close()
+    if first is not None and first.record is not None and name not in first.record:
+        names = ", ".join(repr(k) for k in first.record)
+        raise ValueError(f"id field {name!r} (--id-field, FieldMap.id) is not in the first row, "
+                         f"{first.source}:{first.line}, whose fields are {names}: name one of "
+                         f"them, or leave the id field out to number rows FILE:LINE")
+
+
+def _run_eval(cfg: EvalConfig, scorer: Any, show_progress_bar: bool | None
+              ) -> dict[str, Any]:
+    """:func:`run_eval` once ``output_dir`` is locked."""
+    out = cfg.output_dir
+    check_id_field(cfg, explicit=cfg.fields.id != FieldMap().id)
     pred_path, err_path, state_path = (out / "predictions.jsonl", out / "errors.jsonl",
                                        out / "state.json")
     threshold, threshold_source = resolve_threshold(cfg)
@@ -878,6 +1042,12 @@ def run_eval(cfg: EvalConfig, *, scorer: Any = None, show_progress_bar: bool | N
         state = old
         logger.info("resuming after %d rows", state["rows_done"])
     for path, key in ((pred_path, "pred_bytes"), (err_path, "err_bytes")):
+        size = path.stat().st_size if path.exists() else 0
+        if size < state[key]:  # truncate() would pad with NUL bytes: rows lost, counted done
+            raise ValueError(
+                f"output_dir {str(out)!r} cannot be resumed: {path.name} holds {size} bytes, "
+                f"fewer than the {state[key]} its state.json counts as written (deleted or "
+                f"edited since?); delete the folder, or use another output_dir, to start afresh")
         with path.open("ab") as fh:
             fh.truncate(state[key])
     classes = CLASSES[cfg.scheme]
@@ -908,6 +1078,12 @@ def run_eval(cfg: EvalConfig, *, scorer: Any = None, show_progress_bar: bool | N
         write_plots(metrics, out)
     if metrics["n"] == 0 and metrics["n_errors"] > 0:
         raise ValueError(_no_usable_row_message(cfg, err_path, metrics["n_errors"]))
+    if metrics["n"] == 0:
+        names = ", ".join(repr(str(p)) for p in cfg.inputs)
+        hint = ("; a CSV/TSV file needs a header line and a row under it"
+                if any(_detect_format(p) in ("csv", "tsv") for p in cfg.inputs) else "")
+        raise ValueError(f"no input row could be used: the inputs hold no row at all "
+                         f"({names}{hint})")
     return metrics
 
 

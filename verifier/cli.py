@@ -32,10 +32,13 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
                        description="Score every row; predictions.jsonl + errors.jsonl always "
                        "hold every input row (a row that cannot be read, mapped or scored is "
                        "an error record with its file, line, reason and raw text). Resumable: "
-                       "run again with the same arguments. Exit status 2, after writing the "
-                       "outputs, when no row at all could be used; the message gives the first "
+                       "run again with the same arguments (one run at a time per output "
+                       "folder). Exit status 2, after writing the outputs, when no row at all "
+                       "could be used (or the inputs hold none); the message gives the first "
                        "error and, for a missing field, the fields the rows do have.")
-    p.add_argument("inputs", nargs="*", type=Path, help="input files (default: the preset's)")
+    p.add_argument("inputs", nargs="*", type=Path, help="input files (default: the preset's); "
+                   "CSV/TSV: the first non-blank line is the header; a TSV field quoted as "
+                   "Python's csv module and pandas write it is unquoted, other quotes are text")
     p.add_argument("--output-dir", type=Path, required=True)
     p.add_argument("--preset", choices=sorted(PRESETS), help="field mapping + label scheme "
                    "(+ default files under ../shared/data) of a known data set")
@@ -47,7 +50,8 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--evidence-field", help="a field with a string or a list of strings; "
                    "several fields separated by commas are joined")
     p.add_argument("--label-field")
-    p.add_argument("--id-field")
+    p.add_argument("--id-field", help="the rows' id field (an error if the first row lacks "
+                   "it); default: the preset's, else 'id' (a row without it is named FILE:LINE)")
     p.add_argument("--scheme", choices=SCHEMES,
                    help="3class (SUPPORTS/REFUTES/NEI), supports-refutes or supported-not")
     p.add_argument("--mode", choices=("nli", "ensemble"), default="nli")
@@ -97,6 +101,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         SPLIT_FIELDS,
         EvalConfig,
         FieldMap,
+        check_id_field,
         resolve_preset_inputs,
         run_eval,
         write_preset_split,
@@ -139,6 +144,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                      plots=not args.no_plots,
                      threshold=None if args.threshold == "auto" else args.threshold,
                      preset=args.preset)
+    if args.id_field:  # named explicitly, even as the default 'id': the rows must have it
+        check_id_field(cfg)
     print(f"fields: claim={fields.claim} evidence={fields.evidence} label={fields.label} "
           f"id={fields.id}; label scheme {scheme}: {', '.join(CLASSES[scheme])}",
           file=sys.stderr)

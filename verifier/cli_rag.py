@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 from verifier.types import Passage
+
+logger = logging.getLogger(__name__)
+
+_JSON_TYPES: dict[type, str] = {str: "a string", bool: "a boolean", int: "a number",
+                                float: "a number", list: "an array", type(None): "null"}
 
 
 def load_documents(path: Path) -> list[Passage]:
@@ -41,12 +48,18 @@ def load_documents(path: Path) -> list[Passage]:
                     continue
                 try:
                     rec = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{path}:{n}: not a document line ({exc})") from exc
+                if not isinstance(rec, dict):
+                    raise ValueError(f"{path}:{n}: a JSON object is needed, got "
+                                     f"{_JSON_TYPES.get(type(rec), type(rec).__name__)}")
+                try:
                     sid = rec.get("source_id") or rec.get("id")
                     if sid is None:  # a line without an id: named by its place
                         sid = f"{path.name}:{n}"
                     meta = {k: v for k, v in rec.items() if k not in ("text", "id", "source_id")}
                     docs.append(Passage(rec["text"], str(sid), meta))
-                except (json.JSONDecodeError, KeyError, ValueError, TypeError) as exc:
+                except (KeyError, ValueError, TypeError) as exc:
                     raise ValueError(f"{path}:{n}: not a document line ({exc})") from exc
     else:
         raise ValueError(f"DOCS must be a folder of .txt/.md files or a .jsonl file, got "
@@ -54,6 +67,43 @@ def load_documents(path: Path) -> list[Passage]:
     if not docs:
         raise ValueError(f"no documents found in {str(path)!r}")
     return docs
+
+
+#: A ``--draft`` value that looks like a file name: one token ending in a text file's suffix,
+#: or holding a slash.
+_LOOKS_LIKE_PATH = re.compile(r"\S+\.(?:txt|md|json)|\S*/\S*", re.IGNORECASE)
+
+
+def read_draft(value: str) -> str:
+    """The draft a ``--draft`` value names: ``-`` is stdin, a file's UTF-8 text, else the text.
+
+    A value that cannot be a file name (too long for one, or holding a NUL) is the text. A
+    value that looks like a file name (one token ending in .txt, .md or .json, or holding a
+    slash) but names no file is taken as the text too, with a warning: a mistyped path?
+
+    Raises:
+        ValueError: The file or stdin is not UTF-8 (the message names ``--draft`` and the file).
+    """
+    if value == "-":
+        try:
+            return sys.stdin.read()
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"--draft -: stdin is not UTF-8 text ({exc})") from exc
+    path = Path(value)
+    try:
+        is_file = path.is_file()
+    except (OSError, ValueError):  # "File name too long", an embedded NUL: not a path
+        is_file = False
+    if is_file:
+        try:
+            return path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"--draft {value!r}: the file is not UTF-8 text ({exc}); convert "
+                             f"it, e.g. iconv -f latin1 -t utf-8") from exc
+    if _LOOKS_LIKE_PATH.fullmatch(value.strip()):
+        logger.warning("--draft %r names no file: it is taken as the draft text itself (a "
+                       "mistyped path?)", value)
+    return value
 
 
 def _print_result(res: Any, out: Any = sys.stdout) -> None:
@@ -95,10 +145,7 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     r = HybridRetriever.load(args.index, device=args.device)
     if args.self_correct:
         return _self_correct(args, r)
-    draft = None
-    if args.draft is not None:
-        draft = sys.stdin.read() if args.draft == "-" else Path(args.draft).read_text() \
-            if Path(args.draft).is_file() else args.draft
+    draft = None if args.draft is None else read_draft(args.draft)
     generator = None if draft is not None else HFGenerator(max_new_tokens=args.max_new_tokens,
                                                            device=args.device)
     pipe = RAGPipeline(r, generator, top_k=args.top_k,
@@ -184,8 +231,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
     if (args.docs is None) == (args.index is None):
         raise ValueError("give exactly one of --docs or --index")
-    draft = sys.stdin.read() if args.draft == "-" else Path(args.draft).read_text(
-        encoding="utf-8")
+    draft = read_draft(args.draft)
     if not draft.strip():
         raise ValueError(f"the draft {args.draft!r} is empty")
     if args.index is not None:
@@ -229,8 +275,8 @@ def add_subparsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--index", type=Path, required=True)
     p.add_argument("--top-k", type=int, default=5)
     p.add_argument("--max-new-tokens", type=int, default=128)
-    p.add_argument("--draft", help="bring your own draft: text, a file, or - for stdin "
-                   "(no generation)")
+    p.add_argument("--draft", help="bring your own draft: text, a file (UTF-8), or - for "
+                   "stdin (no generation)")
     p.add_argument("--self-correct", action="store_true",
                    help="verify, then regenerate or rewrite the query within bounds")
     p.add_argument("--strictness", choices=("lenient", "balanced", "strict"),
@@ -243,7 +289,8 @@ def add_subparsers(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("verify", help="verify a draft against documents and rewrite it "
                        "(citations, corrections, hedges)")
-    p.add_argument("--draft", required=True, help="draft file, or - for stdin")
+    p.add_argument("--draft", required=True, help="draft file (UTF-8), - for stdin, or the "
+                   "draft text itself")
     p.add_argument("--docs", type=Path, help="folder of .txt/.md or a .jsonl of documents")
     p.add_argument("--index", type=Path, help="an index written by `verifier index`")
     p.add_argument("--question")
