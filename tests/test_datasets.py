@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from pathlib import Path
 
@@ -55,6 +56,37 @@ def test_fever_split_keeps_evidence_groups_whole_and_fever_sym_claims_in_eval(tm
     # deterministic
     assert [e.split for e in load_preset("fever", root=root)] == [e.split for e in ex]
     assert len(load_preset("fever", "train", root=root)) == 3 * n_train
+
+
+def test_fever_claims_stored_as_csv_fields_are_unescaped(tmp_path) -> None:
+    root = _fever_root(tmp_path)
+    path = root / "fever-dev" / "fever_dev_rte_claim_evidence.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    before = [(e.id, e.split) for e in load_preset("fever", root=root)]
+    rows[0]["claim"] = '"Entity0 is called ""the film"" by critics."'
+    rows[1]["claim"] = 'Entity0 is a "song" ""remix"".'  # not a whole field: as it is
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    ex = load_preset("fever", root=root)
+    assert ex[0].claim == 'Entity0 is called "the film" by critics.'
+    assert ex[1].claim == 'Entity0 is a "song" ""remix"".'
+    assert [(e.id, e.split) for e in ex] == before  # splits do not move
+
+
+def test_preset_file_errors_name_the_file_and_line(tmp_path) -> None:
+    root = _fever_root(tmp_path)
+    path = root / "fever-dev" / "fever_dev_rte_claim_evidence.jsonl"
+    good = path.read_text().splitlines()
+    path.write_text("\n".join([good[0], good[1][:-5], *good[2:]]) + "\n")
+    with pytest.raises(ValueError, match=rf"{re.escape(str(path))}:2: bad JSON"):
+        load_preset("fever", root=root)
+    path.write_text("\n".join([good[0], "[1, 2]", *good[2:]]) + "\n")
+    with pytest.raises(ValueError, match=":2: a JSON object is needed, got list"):
+        load_preset("fever", root=root)
+    rows = [json.loads(line) for line in good]
+    del rows[3]["label"]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(ValueError, match="preset 'fever': a row .* lacks the field 'label'"):
+        load_preset("fever", root=root)
 
 
 def test_fever_key_normalises_fever_spellings() -> None:

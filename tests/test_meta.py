@@ -95,6 +95,14 @@ def test_collect_features_creates_cache_folder_and_resumes(tmp_path) -> None:
     assert calls == [["claim 3", "claim 4"]]  # cached rows are not verified again
     assert [r["id"] for r in rows] == [f"id{i}" for i in range(5)]
     assert len(cache.read_text(encoding="utf-8").splitlines()) == 5
+    # a row whose text changed since it was cached is computed again, and only that one
+    calls.clear()
+    ex[1] = Example("id1", "claim 1, unescaped", "evidence", "SUPPORTS", "toy", "eval")
+    rows = collect_features(FakeVerifier(), ex, batch_size=2, cache=cache)
+    assert calls == [["claim 1, unescaped"]]
+    assert rows[1]["features"]["nli.entailment"] == 0.5 + len("claim 1, unescaped") / 100
+    calls.clear()
+    assert collect_features(FakeVerifier(), ex, cache=cache) == rows and calls == []
 
 
 def test_sample_weight_is_integer_repetition_and_balances_groups() -> None:
@@ -188,9 +196,16 @@ def test_pipeline_features_checks_claims_with_and_without_their_document(tmp_pat
     assert [o.id for o in owners] == [r["id"].split(":")[0] for r in rows]
     assert len(seen) == len(rows)  # a case without evidence is not verified
     # cached: nothing verified again, same rows
+    first = list(seen)
     seen.clear()
     again, _ = pipeline_features(FakeVerifier(), examples, distractors=2, cache=cache)
     assert seen == [] and again == rows
+    # a changed document: the rows that read it are checked again, the others reused
+    examples[2] = ex("c", "gamma won.", "gamma won; alpha did too.", "SUPPORTS", "g3")
+    again, _ = pipeline_features(FakeVerifier(), examples, distractors=2, cache=cache)
+    assert len(seen) == sum("gamma won; alpha too." in docs for _, docs in first) < len(first)
+    assert all("gamma won; alpha did too." in docs for _, docs in seen)
+    assert [r["id"] for r in again] == [r["id"] for r in rows]
     with pytest.raises(ValueError, match="distractors must be an int >= 1, got 0"):
         pipeline_features(FakeVerifier(), examples, distractors=0)
     # one evidence group only: nothing else to check a claim against, only the "with" rows
@@ -281,3 +296,46 @@ def test_a_failed_fit_leaves_the_classifier_unfitted() -> None:
         m.predict_proba([[0.0, 0.0]])
     with pytest.raises(NotFittedError):
         m.to_json()
+
+
+def _corrupt(d: dict, stage: str, edit: object) -> str:
+    import copy
+    import json
+
+    d = copy.deepcopy(d)
+    edit(d[stage] if stage else d)  # type: ignore[operator]
+    return json.dumps(d)
+
+
+@pytest.mark.parametrize(("stage", "edit", "match"), [
+    ("support", lambda s: s.update(mean=s["mean"][:1]), "mean must hold"),
+    ("support", lambda s: s.update(scale=s["scale"][:-1]), "scale must hold"),
+    ("support", lambda s: s["classes"].reverse(), "sorted order"),
+    ("support", lambda s: s["coef"][0].__setitem__(0, float("nan")), "finite"),
+    ("support", lambda s: s.update(coef=[row[:-1] for row in s["coef"]]), "coef / intercept"),
+    ("support", lambda s: s.pop("fill"), "lacks the field 'fill'"),
+    ("support", lambda s: s["calibrators"].pop(), "1 calibrators for 2 classes"),
+    ("support", lambda s: s["calibrators"][0].update(kind="magic"), "unknown calibrator"),
+    ("refute", lambda s: s["feature_names"].reverse(), "different feature names"),
+    ("", lambda d: d.update(support_threshold=7.0), "support_threshold must be in"),
+    ("", lambda d: d.pop("refute_prior"), "lacks the field 'refute_prior'"),
+])
+def test_status_classifier_file_that_does_not_fit_together_is_refused(stage, edit,
+                                                                     match) -> None:
+    import json
+
+    from verifier.embedded import embedded_meta_path
+
+    d = json.loads(embedded_meta_path("ensemble").read_text(encoding="utf-8"))
+    StatusClassifier.from_json(json.dumps(d))  # the shipped file itself loads
+    with pytest.raises(ValueError, match=match):
+        StatusClassifier.from_json(_corrupt(d, stage, edit))
+
+
+def test_meta_params_given_as_arrays_are_saved_as_lists(tmp_path) -> None:
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 2)), np.array(["a", "b"] * 30)
+    m = MetaClassifier(feature_names=np.array(["f0", "f1"]), cv=2).fit(X, y)
+    again = MetaClassifier.from_json(m.to_json())
+    assert again.get_params()["feature_names"] == ["f0", "f1"]
+    assert np.allclose(again.predict_proba(X), m.predict_proba(X))

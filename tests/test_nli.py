@@ -332,3 +332,19 @@ def test_nli_gpu_bf16_matches_cpu_fp32(tiny_nli_model: Path) -> None:
     cpu = NLIDetector(str(tiny_nli_model), device="cpu", dtype="float32")
     assert gpu.resolved_dtype in ("bfloat16", "float16")
     np.testing.assert_allclose(gpu.predict(PAIRS), cpu.predict(PAIRS), atol=0.02)
+
+
+@pytest.mark.parametrize(("capability", "expected"), [((7, 5), "float16"),
+                                                      ((8, 0), "bfloat16")])
+def test_auto_dtype_on_cuda_is_bf16_only_where_it_runs_natively(monkeypatch, capability,
+                                                                 expected) -> None:
+    import torch
+
+    from verifier.embedded import resolve_dtype
+
+    seen = []
+    monkeypatch.setattr(torch.cuda, "get_device_capability",
+                        lambda device=None: seen.append(device) or capability)
+    assert resolve_dtype(None, "cuda:1") == expected
+    assert seen == ["cuda:1"]  # the device asked for, not the current one
+    assert resolve_dtype("float32", "cuda:1") == "float32"

@@ -155,3 +155,33 @@ def test_nli_chunk_tokens_read_from_config_and_validated(tmp_path: Path) -> None
         with pytest.raises(ValueError, match=f"chunk_tokens must be None, 'window' or an int "
                            f">= 16, got {re.escape(repr(bad))}"):
             NLIDetector(chunk_tokens=bad)
+
+
+def test_nli_chunks_place_byte_level_tokens_by_their_word() -> None:
+    from verifier.nli import _word_starts
+
+    text = "aa bb. cc dd. ee ff."
+    # byte-level BPE offsets (RoBERTa, DeBERTa v1): a token after a space starts at the space
+    offsets = [(0, 2), (2, 5), (5, 6), (6, 9), (9, 12), (12, 13), (13, 16), (16, 19), (19, 20)]
+    plan = plan_chunks(_word_starts(offsets, text), sentence_spans(text), 3)
+    for (cs, ce), (t0, t1) in plan:
+        scored = text[offsets[t0][0]:offsets[t1 - 1][1]].strip()
+        assert scored == text[cs:ce].strip()  # what is scored is the span reported
+    # without the fix the first word of each sentence went to the chunk before
+    plan_raw = plan_chunks(offsets, sentence_spans(text), 3)
+    assert any(text[offsets[t0][0]:offsets[t1 - 1][1]].strip() != text[cs:ce].strip()
+               for (cs, ce), (t0, t1) in plan_raw)
+
+
+@pytest.mark.parametrize("cls_name", ["RobertaForSequenceClassification",
+                                      "RobertaPreLayerNormForSequenceClassification"])
+def test_nli_window_leaves_out_the_positions_before_the_padding_index(cls_name) -> None:
+    import transformers
+
+    cls = getattr(transformers, cls_name)
+    config = cls.config_class(vocab_size=50, hidden_size=8, num_hidden_layers=1,
+                              num_attention_heads=2, intermediate_size=16,
+                              max_position_embeddings=66, pad_token_id=1, num_labels=3)
+    model = cls(config)
+    assert NLIDetector(max_length=512)._window_of(config, model) == 64
+    assert NLIDetector(max_length=32)._window_of(config, model) == 32

@@ -48,3 +48,25 @@ def test_registry_import_of_verifier_is_light() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
     assert out == ["False", "False"]
+
+
+def test_registry_reloading_a_module_registers_its_new_definitions(tmp_path, monkeypatch) -> None:
+    import importlib
+    import sys
+
+    from verifier import registry
+
+    (tmp_path / "reload_me.py").write_text(
+        "from verifier.registry import register\n\n\n"
+        "@register('test.reload.v1')\nclass Thing:\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        mod = importlib.import_module("reload_me")
+        first = mod.Thing
+        mod = importlib.reload(mod)  # as autoreload does: no "already registered" error
+        assert registry.get("test.reload.v1") is mod.Thing is not first
+        with pytest.raises(ValueError, match="already registered"):
+            registry.register("test.reload.v1")(type("Thing", (), {}))  # another definition
+    finally:
+        registry._REGISTRY.pop("test.reload.v1", None)
+        sys.modules.pop("reload_me", None)

@@ -48,6 +48,10 @@ def test_passage_and_claim_reject_empty_text() -> None:
 def test_generation_checks_alignment() -> None:
     with pytest.raises(ValueError, match="token_logprobs has 1 items but tokens has 2"):
         Generation("ab", ("a", "b"), (-1.0,))
+    # without tokens, log-probs and offsets still have to pair up (the uncertainty detector
+    # zips them)
+    with pytest.raises(ValueError, match="token_offsets has 1 items but token_logprobs has 2"):
+        Generation("ab", None, (-1.0, -2.0), ((0, 1),))
 
 
 def test_verdict_rejects_unknown_status_key() -> None:
@@ -58,3 +62,16 @@ def test_verdict_rejects_unknown_status_key() -> None:
 def test_from_dict_rejects_unknown_field() -> None:
     with pytest.raises(ValueError, match="unknown field"):
         Passage.from_dict({"text": "a", "source_id": "b", "oops": 1})
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"content": "   "}, "Evidence content must not be empty"),
+    ({"rank": -5}, "rank must be an int >= 0 or None, got -5"),
+    ({"rank": 1.5}, "rank must be an int >= 0 or None"),
+    ({"rank": True}, "rank must be an int >= 0 or None"),
+    ({"span": (0, True)}, "offsets must be ints"),
+])
+def test_evidence_rejects_blank_content_and_bad_rank_or_span(kwargs, match) -> None:
+    args = {"content": "A fact.", "source_id": "d", **kwargs}
+    with pytest.raises((ValueError, TypeError), match=match):
+        Evidence(**args)

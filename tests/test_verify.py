@@ -150,3 +150,18 @@ def test_verify_takes_one_string_as_one_passage() -> None:
         _verifier().verify("Paris is in France.", evidence=42)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"evidence\[0\] is empty"):
         _verifier().verify("Paris is in France.", evidence=" ")
+
+
+def test_verify_context_is_the_passage_whose_text_holds_the_sentence() -> None:
+    from verifier.verify import _context
+
+    lyon = Evidence("Lyon is in the south of France.", "wiki", (0, 31))
+    paris = Evidence("Paris is the capital. It has 2 million people.", "wiki", (0, 46))
+    sentence = Evidence("Paris is the capital.", "wiki", (0, 21))
+    # both passages span (0, 21) of source "wiki" (given without document offsets): the
+    # smaller one is not the one that holds the sentence
+    assert _context(sentence, [lyon, paris]) == paris.content
+    assert _context(sentence, [lyon]) == sentence.content  # none holds it: the sentence alone
+    doc = "Intro. Paris is the capital. It has 2 million people."
+    part = Evidence(doc[7:], "wiki", (7, len(doc)))
+    assert _context(Evidence("Paris is the capital.", "wiki", (7, 28)), [part]) == doc[7:]

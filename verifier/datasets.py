@@ -138,18 +138,44 @@ def hash_bucket(key: str, buckets: int = 100) -> int:
 
 def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
     with path.open(encoding="utf-8") as fh:
-        for line in fh:
+        for n, line in enumerate(fh, start=1):
             if line.strip():
-                yield json.loads(line)
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise ValueError(f"{path}:{n}: bad JSON: {e.msg} (column {e.colno})"
+                                     ) from None
+                if not isinstance(row, dict):
+                    raise ValueError(f"{path}:{n}: a JSON object is needed, got "
+                                     f"{type(row).__name__}")
+                yield row
 
 
 _FEVER_TOKENS = re.compile(r"-[lr][rsc]b-")
 _ALNUM = re.compile(r"[^a-z0-9]+")
+#: A text stored as a CSV field: wrapped in double quotes, the ones inside doubled.
+_CSV_ESCAPED = re.compile(r'"((?:[^"]|"")*)"')
 
 
 def _fever_key(text: str) -> str:
     """A FEVER sentence or claim reduced to lower-case letters and digits (``-LRB-`` dropped)."""
     return _ALNUM.sub("", _FEVER_TOKENS.sub("", text.lower()))
+
+
+def _csv_unescaped(text: str) -> str:
+    """``text`` without its CSV escaping when it is a whole escaped field, else unchanged.
+
+    92 claims of the FEVER dev file are stored as CSV fields; the others, like every
+    evidence text, are plain.
+
+    Example:
+        >>> print(_csv_unescaped('"His nickname is not ""Champ""."'))
+        His nickname is not "Champ".
+        >>> print(_csv_unescaped('He said "no" twice.'))
+        He said "no" twice.
+    """
+    m = _CSV_ESCAPED.fullmatch(text)
+    return m.group(1).replace('""', '"') if m and '""' in m.group(1) else text
 
 
 def _fever_sentences(evidence: str) -> list[str]:
@@ -202,8 +228,8 @@ def _fever(root: Path) -> Iterator[Example]:
     for r, ss in zip(rows, sents, strict=True):
         group = find(ss[0])
         split: Split = "train" if group not in linked and hash_bucket(group) >= 50 else "eval"
-        yield Example(str(r["idx"]), r["claim"], r["evidence"], normalise_label(r["label"]),
-                      "fever", split, {"group": group})
+        yield Example(str(r["idx"]), _csv_unescaped(r["claim"]), r["evidence"],
+                      normalise_label(r["label"]), "fever", split, {"group": group})
 
 
 def _fever_sym(root: Path) -> Iterator[Example]:
@@ -315,5 +341,10 @@ def load_preset(
         raise ValueError(f"unknown preset {name!r}; known: {sorted(PRESETS)}")
     if split not in (None, "train", "eval"):
         raise ValueError(f"split must be 'train', 'eval' or None, got {split!r}")
-    rows = PRESETS[name](root or data_root())
+    root = root or data_root()
+    try:
+        rows = list(PRESETS[name](root))
+    except KeyError as e:
+        raise ValueError(f"preset {name!r}: a row of its files under {str(root)!r} lacks the "
+                         f"field {e.args[0]!r}") from None
     return [r for r in rows if split is None or r.split == split]

@@ -129,8 +129,9 @@ def cpu_has_fast_bf16() -> bool:
 def resolve_dtype(dtype: str | None, device: str) -> str:
     """Resolve ``dtype`` (``None``/``"auto"``, ``"float32"``, ``"bfloat16"``, ``"float16"``).
 
-    ``auto`` picks bf16 on CUDA devices that support it and on CPUs with AMX/AVX512-BF16,
-    float32 elsewhere.
+    ``auto`` picks bf16 on CUDA devices that run it natively (compute capability 8 or
+    more: Ampere and later), float16 on older CUDA devices (which emulate bf16 slowly), bf16
+    on CPUs with AMX/AVX512-BF16, and float32 elsewhere.
     """
     allowed = (None, "auto", "float32", "bfloat16", "float16")
     if dtype not in allowed:
@@ -140,7 +141,8 @@ def resolve_dtype(dtype: str | None, device: str) -> str:
     if device.startswith("cuda"):
         import torch
 
-        return "bfloat16" if torch.cuda.is_bf16_supported() else "float16"
+        major, _ = torch.cuda.get_device_capability(device)
+        return "bfloat16" if major >= 8 else "float16"
     if device == "cpu" and cpu_has_fast_bf16():
         return "bfloat16"
     return "float32"

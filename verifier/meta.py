@@ -212,7 +212,7 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
             learned = {"coef": self.coef_.tolist(), "intercept": self.intercept_.tolist()}
         return json.dumps({
             "format": FORMAT,
-            "params": self.get_params(),
+            "params": _json_params(self.get_params()),
             "classes": self.classes_.tolist(),
             "feature_names": self.feature_names_in_.tolist(),
             "fill": self.fill_.tolist(), "missing_cols": self.missing_cols_.tolist(),
@@ -229,21 +229,30 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
     def from_json(cls, text: str) -> MetaClassifier:
         """Rebuild a fitted classifier from :meth:`to_json` output."""
         d = json.loads(text)
-        if d.get("format") != FORMAT:
-            raise ValueError(f"not a meta-classifier file (format {d.get('format')!r})")
-        params = dict(d["params"])
-        m = cls(**params)
-        m.classes_ = np.asarray(d["classes"])
-        m.feature_names_in_ = np.asarray(d["feature_names"], dtype=object)
-        m.fill_ = np.asarray(d["fill"])
-        m.missing_cols_ = np.asarray(d["missing_cols"], dtype=int)
-        m.mean_, m.scale_ = np.asarray(d["mean"]), np.asarray(d["scale"])
-        if "trees" in d:
-            m.init_ = np.asarray(d["init"], dtype=np.float64)
-            m.trees_ = {k: np.asarray(v, dtype=_TREE_DTYPES[k]) for k, v in d["trees"].items()}
-        else:
-            m.coef_, m.intercept_ = np.asarray(d["coef"]), np.asarray(d["intercept"])
-        m.calibrators_ = d["calibrators"]
+        if not isinstance(d, dict) or d.get("format") != FORMAT:
+            got = d.get("format") if isinstance(d, dict) else type(d).__name__
+            raise ValueError(f"not a meta-classifier file (format {got!r})")
+        try:
+            m = cls(**dict(d["params"]))
+            m.classes_ = np.asarray(d["classes"])
+            m.feature_names_in_ = np.asarray(d["feature_names"], dtype=object)
+            m.fill_ = np.asarray(d["fill"], dtype=np.float64)
+            m.missing_cols_ = np.asarray(d["missing_cols"], dtype=int)
+            m.mean_ = np.asarray(d["mean"], dtype=np.float64)
+            m.scale_ = np.asarray(d["scale"], dtype=np.float64)
+            if "trees" in d:
+                m.init_ = np.asarray(d["init"], dtype=np.float64)
+                m.trees_ = {k: np.asarray(d["trees"][k], dtype=dt)
+                            for k, dt in _TREE_DTYPES.items()}
+            else:
+                m.coef_ = np.asarray(d["coef"], dtype=np.float64)
+                m.intercept_ = np.asarray(d["intercept"], dtype=np.float64)
+            m.calibrators_ = list(d["calibrators"])
+        except KeyError as e:
+            raise ValueError(f"meta-classifier file lacks the field {e.args[0]!r}") from None
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"meta-classifier file has a malformed field: {e}") from None
+        _check_loaded(m)
         return m
 
     @classmethod
@@ -344,6 +353,73 @@ def balanced_weights(groups: Sequence[Any]) -> np.ndarray:
         raise ValueError(f"groups must be a non-empty 1-D sequence, got shape {g.shape}")
     names, inverse, counts = np.unique(g.astype(str), return_inverse=True, return_counts=True)
     return len(g) / (len(names) * counts[inverse].astype(np.float64))
+
+
+def _json_params(params: dict[str, Any]) -> dict[str, Any]:
+    """``get_params()`` with arrays and tuples as lists (JSON has no arrays)."""
+    return {k: (v.tolist() if isinstance(v, np.ndarray) else list(v) if isinstance(v, tuple)
+                else v) for k, v in params.items()}
+
+
+def _check_loaded(m: MetaClassifier) -> None:
+    """Raise ``ValueError`` unless the arrays read from a file fit together.
+
+    A file edited by hand or cut short must not load into a classifier that broadcasts a
+    short array or flips its classes and then predicts wrong probabilities.
+    """
+    def bad(msg: str) -> ValueError:
+        return ValueError(f"meta-classifier file: {msg}")
+
+    classes = m.classes_.tolist()
+    if len(classes) < 2 or classes != sorted(set(classes)):
+        raise bad(f"classes must be 2 or more distinct labels in sorted order, got {classes}")
+    n = len(m.feature_names_in_)
+    if n == 0 or len(set(m.feature_names_in_.tolist())) != n:
+        raise bad("feature_names must be distinct and not empty")
+    if m.fill_.shape != (n,):
+        raise bad(f"fill has {m.fill_.size} values for {n} features")
+    if m.missing_cols_.ndim != 1 or ((m.missing_cols_ < 0) | (m.missing_cols_ >= n)).any():
+        raise bad(f"missing_cols must index the {n} features, got {m.missing_cols_.tolist()}")
+    width = n + len(m.missing_cols_)
+    for name in ("mean_", "scale_"):
+        a = getattr(m, name)
+        if a.shape != (width,) or not np.isfinite(a).all():
+            raise bad(f"{name[:-1]} must hold {width} finite values, got shape {a.shape}")
+    if (m.scale_ <= 0).any():
+        raise bad("scale must be positive")
+    if not np.isfinite(m.fill_).all():
+        raise bad("fill must be finite")
+    rows = 1 if len(classes) == 2 else len(classes)
+    if hasattr(m, "coef_"):
+        if m.coef_.shape != (rows, width) or m.intercept_.shape != (rows,):
+            raise bad(f"coef / intercept must have shapes {(rows, width)} / {(rows,)}, got "
+                      f"{m.coef_.shape} / {m.intercept_.shape}")
+        if not (np.isfinite(m.coef_).all() and np.isfinite(m.intercept_).all()):
+            raise bad("coef and intercept must be finite")
+    else:
+        t = m.trees_
+        shape = t["feature"].shape
+        if (len(shape) != 2 or any(t[k].shape != shape for k in _TREE_DTYPES if k != "klass")
+                or t["klass"].shape != shape[:1] or m.init_.shape != (rows,)):
+            raise bad("tree arrays of inconsistent shapes")
+        inner = t["left"] >= 0
+        if ((t["feature"][inner] < 0) | (t["feature"][inner] >= width)).any() \
+                or ((t["klass"] < 0) | (t["klass"] >= rows)).any() \
+                or (t["left"] >= shape[1]).any() or (t["right"] >= shape[1]).any() \
+                or not (np.isfinite(t["value"]).all() and np.isfinite(m.init_).all()):
+            raise bad("tree arrays out of range")
+    cal = m.calibrators_
+    if cal and len(cal) != len(classes):
+        raise bad(f"{len(cal)} calibrators for {len(classes)} classes")
+    for c in cal:
+        kind = c.get("kind") if isinstance(c, dict) else None
+        keys = {"sigmoid": ("a", "b"), "isotonic": ("x", "y"), "constant": ("value",)}.get(
+            kind)  # type: ignore[arg-type]
+        if keys is None:
+            raise bad(f"unknown calibrator {c!r}")
+        if not all(k in c and np.isfinite(np.asarray(c[k], dtype=np.float64)).all()
+                   for k in keys):
+            raise bad(f"{kind} calibrator needs finite {', '.join(keys)}")
 
 
 def _fit_calibrator(p: np.ndarray, target: np.ndarray, method: str,
@@ -501,7 +577,7 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
         """Both stages as JSON."""
         check_is_fitted(self, "support_")
         return json.dumps({
-            "format": STATUS_FORMAT, "params": self.get_params(),
+            "format": STATUS_FORMAT, "params": _json_params(self.get_params()),
             "support": json.loads(self.support_.to_json()),
             "refute": json.loads(self.refute_.to_json()) if self.refute_ is not None else None,
             "refute_prior": self.refute_prior_,
@@ -518,11 +594,31 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
         d = json.loads(text)
         if d.get("format") != STATUS_FORMAT:
             raise ValueError(f"not a status-classifier file (format {d.get('format')!r})")
-        m = cls(**d["params"])
-        m.support_ = MetaClassifier.from_json(json.dumps(d["support"]))
-        m.refute_ = MetaClassifier.from_json(json.dumps(d["refute"])) if d["refute"] else None
-        m.refute_prior_ = float(d["refute_prior"])
-        m.support_threshold_ = float(d.get("support_threshold", 0.5))
+        try:
+            m = cls(**d["params"])
+            m.support_ = MetaClassifier.from_json(json.dumps(d["support"]))
+            m.refute_ = MetaClassifier.from_json(json.dumps(d["refute"])) if d["refute"] else None
+            m.refute_prior_ = float(d["refute_prior"])
+            m.support_threshold_ = float(d.get("support_threshold", 0.5))
+        except KeyError as e:
+            raise ValueError(f"status-classifier file lacks the field {e.args[0]!r}") from None
+        if list(m.support_.classes_) != [NOT_SUPPORTED, "Supported"]:
+            raise ValueError(f"status-classifier file: the support stage's classes must be "
+                             f"{[NOT_SUPPORTED, 'Supported']}, got {m.support_.classes_.tolist()}")
+        if m.refute_ is not None:
+            if list(m.refute_.classes_) != ["Contradictory", "Insufficient_Info"]:
+                raise ValueError("status-classifier file: the refute stage's classes must be "
+                                 "['Contradictory', 'Insufficient_Info'], got "
+                                 f"{m.refute_.classes_.tolist()}")
+            if list(m.refute_.feature_names_in_) != list(m.support_.feature_names_in_):
+                raise ValueError("status-classifier file: its two stages have different "
+                                 "feature names")
+        if not 0.0 <= m.refute_prior_ <= 1.0:
+            raise ValueError(f"status-classifier file: refute_prior must be in [0, 1], got "
+                             f"{m.refute_prior_!r}")
+        if not 0.0 < m.support_threshold_ < 1.0:
+            raise ValueError(f"status-classifier file: support_threshold must be in (0, 1), "
+                             f"got {m.support_threshold_!r}")
         m.classes_ = np.asarray(STATUSES, dtype=object)
         m.feature_names_in_ = m.support_.feature_names_in_
         return m

@@ -19,7 +19,8 @@ sentence rows averaged (``hypothesis_sentences``; :meth:`NLIDetector.predict_sen
 Fast path: premises and hypotheses are tokenised once, in bulk, by the fast tokenizer
 (truncation off); model inputs are assembled from those token ids, sorted by length and
 batched with dynamic padding, and run under ``torch.inference_mode()`` in bf16 where the
-hardware runs it natively (GPUs, CPUs with AMX or AVX512-BF16), float32 elsewhere.
+hardware runs it natively (GPUs from Ampere on, CPUs with AMX or AVX512-BF16), float16 on
+older GPUs, float32 elsewhere (:func:`verifier.embedded.resolve_dtype`).
 """
 
 from __future__ import annotations
@@ -342,6 +343,24 @@ def aggregate_sentences(sentence_probs: np.ndarray) -> np.ndarray:
         raise ValueError(f"sentence_probs must have shape (m >= 1, 3), got "
                          f"{sentence_probs.shape}")
     return sentence_probs.mean(axis=0, dtype=np.float64).astype(np.float32)
+
+
+def _word_starts(offsets: Sequence[tuple[int, int]], text: str) -> list[tuple[int, int]]:
+    """Token offsets with leading whitespace left out of each token.
+
+    Byte-level BPE tokenizers (RoBERTa, DeBERTa v1) give a token after a space the offset of
+    that space; :func:`plan_chunks` places a token by its start, so the first word of a
+    sentence would count in the sentence before it.
+
+    Example:
+        >>> _word_starts([(0, 2), (2, 5), (5, 5)], "ab cd")
+        [(0, 2), (3, 5), (5, 5)]
+    """
+    out = []
+    for s, e in offsets:
+        piece = text[s:e]
+        out.append((s + len(piece) - len(piece.lstrip()), e))
+    return out
 
 
 def plan_chunks(
@@ -755,7 +774,7 @@ class NLIDetector:
         input_names = tuple(n for n in ("input_ids", "token_type_ids", "attention_mask")
                             if n in tokenizer.model_input_names or n == "input_ids")
         pad_id = tokenizer.pad_token_id
-        window = self._window_of(model.config)
+        window = self._window_of(model.config, model)
         self._loaded = _Loaded(model, tokenizer, label_map, device, dtype, window,
                                self._chunk_tokens_of(config, window), template, n_special,
                                input_names, 0 if pad_id is None else int(pad_id),
@@ -765,13 +784,23 @@ class NLIDetector:
                     "at most %d premise tokens", path, device, dtype, label_map.kind,
                     window, self._loaded.chunk_tokens)
 
-    def _window_of(self, config: Any) -> int:
+    def _window_of(self, config: Any, model: Any = None) -> int:
+        """Longest input: ``max_length`` capped by the model's absolute positions.
+
+        RoBERTa-style models number positions from ``padding_idx + 1``, which their position
+        embedding declares (read from the loaded model; a list of model types stands in when
+        none is given).
+        """
         limit = getattr(config, "max_position_embeddings", None)
         if not isinstance(limit, int) or limit <= 2:
             return self.max_length
-        if getattr(config, "model_type", "") in ("roberta", "xlm-roberta", "camembert", "mpnet",
-                                                  "longformer", "data2vec-text", "xmod"):
-            limit -= 2  # positions start after the padding index
+        emb = getattr(getattr(getattr(model, "base_model", None), "embeddings", None),
+                      "position_embeddings", None)
+        pad = getattr(emb, "padding_idx", None)
+        if isinstance(pad, int) and pad >= 0:
+            limit -= pad + 1  # positions start after the padding index
+        elif getattr(config, "model_type", "") in _PADDED_POSITIONS:
+            limit -= 2
         return min(self.max_length, limit)
 
     def _chunk_tokens_of(self, config: Any, window: int) -> int:
@@ -964,7 +993,8 @@ class NLIDetector:
                     f"{MIN_EVIDENCE_TOKENS} needed); shorten the hypothesis or raise max_length"
                 )
             else:
-                plan = plan_chunks(p_enc["offset_mapping"][i], sentence_spans(prem), budget)
+                plan = plan_chunks(_word_starts(p_enc["offset_mapping"][i], prem),
+                                   sentence_spans(prem), budget)
             spans.append([s for s, _ in plan])
             for _, rng in plan:
                 owners.append(i)
@@ -1021,6 +1051,12 @@ class NLIDetector:
                           for k in state.input_names}
                 logits[b] = state.model(**inputs).logits.float().cpu().numpy()
         return to_three_columns(logits, state.label_map)
+
+
+#: Model types whose positions start after the padding index (used when the loaded model's
+#: position embedding does not say).
+_PADDED_POSITIONS = ("roberta", "xlm-roberta", "xlm-roberta-xl", "roberta-prelayernorm",
+                     "camembert", "mpnet", "longformer", "data2vec-text", "xmod")
 
 
 def _round8(n: int) -> int:

@@ -29,12 +29,20 @@ def register(name: str) -> Callable[[F], F]:
         raise ValueError(f"name must be a non-empty str, got {name!r}")
 
     def deco(obj: F) -> F:
-        if name in _REGISTRY and _REGISTRY[name] is not obj:
+        old = _REGISTRY.get(name)
+        if old is not None and old is not obj and not _same_definition(old, obj):
             raise ValueError(f"component name {name!r} is already registered")
         _REGISTRY[name] = obj
         return obj
 
     return deco
+
+
+def _same_definition(old: Any, new: Any) -> bool:
+    """Whether ``new`` is ``old`` defined again (its module reloaded, e.g. by autoreload)."""
+    key = ("__module__", "__qualname__")
+    return all(getattr(old, k, None) is not None and getattr(old, k, None) == getattr(new, k, None)
+               for k in key)
 
 
 def _load_entry_points() -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 
-_SENT_END = re.compile(r"[.!?。][\"')\]]*\s+|\n\s*\n|\n")
+# Latin full stops end a sentence before whitespace; CJK ones (。！？) end it anyway, as
+# CJK text puts no space between sentences.
+_SENT_END = re.compile(r"[.!?][\"')\]]*\s+|[。！？][\"')\]」』”’]*\s*|\n\s*\n|\n")
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
@@ -13,6 +15,8 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     Example:
         >>> sentence_spans("One. Two!")
         [(0, 5), (5, 9)]
+        >>> sentence_spans("巴黎是首都。柏林是首都！")
+        [(0, 6), (6, 12)]
     """
     spans, start = [], 0
     for m in _SENT_END.finditer(text):

@@ -72,12 +72,14 @@ def collect_features(verifier: Any, examples: Sequence[Example], *, batch_size: 
         examples: Labelled pairs; the evidence is passed as one text (long texts are chunked
             by the NLI detector, never truncated).
         batch_size: Pairs per :meth:`~verifier.verify.Verifier.verify_pairs` call.
-        cache: A JSONL file: rows already there (same ``dataset`` and ``id``) are reused and
-            new rows are appended, so an interrupted run resumes.
+        cache: A JSONL file: rows already there (same ``dataset``, ``id`` and input: claim
+            and evidence) are reused and new rows are appended, so an interrupted run
+            resumes; a row whose input has changed since is computed again.
     """
     t0 = time.perf_counter()
     with _FeatureCache(cache) as done:
-        todo = [e for e in examples if (e.dataset, e.id) not in done]
+        todo = [e for e in examples
+                if not done.fresh((e.dataset, e.id), _input_key(e.claim, e.evidence_text))]
         for i in range(0, len(todo), batch_size):
             batch = todo[i: i + batch_size]
             verdicts = verifier.verify_pairs([e.claim for e in batch],
@@ -85,6 +87,7 @@ def collect_features(verifier: Any, examples: Sequence[Example], *, batch_size: 
             for e, v in zip(batch, verdicts, strict=True):
                 done.add({"id": e.id, "dataset": e.dataset, "label": e.label,
                           "status": status_label(e.label), "meta": e.meta,
+                          "input": _input_key(e.claim, e.evidence_text),
                           "features": _jsonable(v.scores)})
             done.flush()
             logger.info("%d/%d pairs, %.0fs", min(i + batch_size, len(todo)), len(todo),
@@ -92,11 +95,20 @@ def collect_features(verifier: Any, examples: Sequence[Example], *, batch_size: 
         return [done[(e.dataset, e.id)] for e in examples]
 
 
+def _input_key(*texts: str) -> str:
+    """A fingerprint of a cached row's input texts (md5 of them joined by NUL)."""
+    return hashlib.md5("\0".join(texts).encode()).hexdigest()
+
+
 class _FeatureCache:
     """Feature rows by ``(dataset, id)``, kept in a JSONL file (``None``: in memory only).
 
-    The file's rows are read first, and :meth:`add` appends new ones, so an interrupted run
-    resumes. A context manager (the file is open inside the ``with`` block).
+    The file's rows are read first (a later row of a key replaces an earlier one), and
+    :meth:`add` appends new ones, so an interrupted run resumes. Each row records the
+    fingerprint of its input (``input``, :func:`_input_key`), so a row is reused only for
+    the same texts: a data set whose text changed gets its changed rows computed again
+    rather than features of the old text. A context manager (the file is open inside the
+    ``with`` block).
     """
 
     def __init__(self, path: str | Path | None) -> None:
@@ -121,8 +133,10 @@ class _FeatureCache:
             self._fh.close()
             self._fh = None
 
-    def __contains__(self, key: tuple[str, str]) -> bool:
-        return key in self.rows
+    def fresh(self, key: tuple[str, str], input_key: str) -> bool:
+        """Whether a row of ``key`` is cached for the input ``input_key``."""
+        row = self.rows.get(key)
+        return row is not None and row.get("input") == input_key
 
     def __getitem__(self, key: tuple[str, str]) -> dict[str, Any]:
         return self.rows[key]
@@ -178,7 +192,7 @@ def pipeline_features(verifier: Any, examples: Sequence[Example], *, distractors
                 if not docs:  # no other evidence group to check the claim against
                     continue
                 key = (PIPELINE_SET, f"{e.id}:{case}")
-                if key not in done:
+                if not done.fresh(key, _pipeline_input(e, docs)):
                     done.add(_pipeline_row(verifier, e, case, docs))
                 if done[key]["features"] is not None:
                     rows.append(done[key])
@@ -203,10 +217,14 @@ def _pipeline_row(verifier: Any, e: Example, case: str, docs: Sequence[Example]
         (v,) = verifier.verify_claims(paired, passages=passages)
         features = _jsonable(v.scores)
     with_own = case == "with"
-    return {"id": f"{e.id}:{case}", "dataset": PIPELINE_SET,
+    return {"id": f"{e.id}:{case}", "dataset": PIPELINE_SET, "input": _pipeline_input(e, docs),
             "label": e.label if with_own else NEI,
             "status": status_label(e.label) if with_own else "Insufficient_Info",
             "meta": {**e.meta, "claim_id": e.id, "case": case}, "features": features}
+
+
+def _pipeline_input(e: Example, docs: Sequence[Example]) -> str:
+    return _input_key(e.claim, *(d.evidence_text for d in docs))
 
 
 def feature_array(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> Any:

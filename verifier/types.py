@@ -44,7 +44,8 @@ def _check_span(name: str, span: Any, *, text_len: int | None = None) -> Span:
     if not (isinstance(span, (tuple, list)) and len(span) == 2):
         raise ValueError(f"{name} must be a (start, end) pair, got {span!r}")
     start, end = span
-    if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool):
+    if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool) \
+            or isinstance(end, bool):
         raise TypeError(f"{name} offsets must be ints, got {span!r}")
     if start < 0 or end < start:
         raise ValueError(f"{name} must satisfy 0 <= start <= end, got {span!r}")
@@ -138,6 +139,12 @@ class Evidence(_Serialisable):
         _check_text("content", self.content)
         if not isinstance(self.source_id, str) or not self.source_id:
             raise ValueError(f"source_id must be a non-empty str, got {self.source_id!r}")
+        if not self.content.strip():
+            raise ValueError(f"Evidence content must not be empty (source_id="
+                             f"{self.source_id!r})")
+        if self.rank is not None and (not isinstance(self.rank, int)
+                                      or isinstance(self.rank, bool) or self.rank < 0):
+            raise ValueError(f"rank must be an int >= 0 or None, got {self.rank!r}")
         span = _check_span("span", self.span)
         object.__setattr__(self, "span", span)
         if span != (0, 0) and span[1] - span[0] != len(self.content):
@@ -240,6 +247,10 @@ class Generation(_Serialisable):
                 raise ValueError(
                     f"token_offsets has {len(offs)} items but tokens has {len(self.tokens)}"
                 )
+        if (self.token_logprobs is not None and self.token_offsets is not None
+                and len(self.token_logprobs) != len(self.token_offsets)):
+            raise ValueError(f"token_offsets has {len(self.token_offsets)} items but "
+                             f"token_logprobs has {len(self.token_logprobs)}")
 
     @property
     def has_logprobs(self) -> bool:

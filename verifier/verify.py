@@ -63,11 +63,19 @@ class Report:
 
 
 def _context(ev: Evidence, passages: Sequence[Evidence] | None) -> str:
-    """The passage that holds ``ev`` (smallest one), or ``ev`` itself."""
+    """The passage that holds ``ev`` (smallest one), or ``ev`` itself.
+
+    A passage holds ``ev`` when it is of the same source, its span covers ``ev``'s and its
+    text has ``ev``'s text at that place: passages given without document offsets (each
+    spanning ``(0, len)``) share offsets, and only their text tells them apart.
+    """
     best = None
     for p in passages or ():
         if p.source_id == ev.source_id and p.span[0] <= ev.span[0] and ev.span[1] <= p.span[1] \
                 and p.span != (0, 0):
+            start = ev.span[0] - p.span[0]
+            if p.content[start: start + len(ev.content)] != ev.content:
+                continue
             if best is None or p.span[1] - p.span[0] < best.span[1] - best.span[0]:
                 best = p
     return best.content if best is not None else ev.content
