@@ -280,8 +280,8 @@ class BM25Retriever(_Corpus):
     def __init__(self, *, k1: float = 1.5, b: float = 0.75, chunk_max_chars: int = 800,
                  chunk_overlap: int = 1) -> None:
         super().__init__(chunk_max_chars=chunk_max_chars, chunk_overlap=chunk_overlap)
-        if isinstance(k1, bool) or not isinstance(k1, (int, float)) or not k1 >= 0:
-            raise ValueError(f"k1 must be a number >= 0, got {k1!r}")
+        if isinstance(k1, bool) or not isinstance(k1, (int, float)) or not 0 <= k1 < math.inf:
+            raise ValueError(f"k1 must be a finite number >= 0, got {k1!r}")
         if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= 1:
             raise ValueError(f"b must be a number in [0, 1], got {b!r}")
         self.k1, self.b = float(k1), float(b)

@@ -53,6 +53,21 @@ def _write_tiny_tokenizer(folder: Path) -> None:
     BertTokenizerFast(vocab_file=str(folder / "vocab.txt")).save_pretrained(folder)
 
 
+def save_tiny_llama(folder: Path, vocab_size: int, eos_id: int, *, layers: int = 2,
+                    positions: int = 128) -> Path:
+    """Save a tiny random LlamaForCausalLM (seed 0) next to a tokenizer already in ``folder``."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=vocab_size, hidden_size=32, intermediate_size=64,
+                      num_hidden_layers=layers, num_attention_heads=2, num_key_value_heads=2,
+                      max_position_embeddings=positions, eos_token_id=eos_id,
+                      pad_token_id=eos_id, bos_token_id=None)
+    LlamaForCausalLM(cfg).eval().save_pretrained(folder)
+    return folder
+
+
 def make_tiny_classifier(
     folder: Path, id2label: dict[int, str], *, seed: int = 0, max_position_embeddings: int = 128
 ) -> Path:

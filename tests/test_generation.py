@@ -5,6 +5,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
+from conftest import save_tiny_llama
 
 from rag.generation import (
     Generator,
@@ -20,9 +21,8 @@ WORDS = "paris is the capital of france berlin germany river city a an and big s
 
 @pytest.fixture(scope="module")
 def tiny_lm(tmp_path_factory):
-    import torch
     from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+    from transformers import PreTrainedTokenizerFast
 
     vocab = {w: i for i, w in enumerate(["<unk>", "<eos>", *WORDS])}
     tk = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
@@ -31,13 +31,7 @@ def tiny_lm(tmp_path_factory):
     tok = PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="<unk>", eos_token="<eos>",
                                   pad_token="<eos>")
     tok.save_pretrained(folder)
-    torch.manual_seed(0)
-    cfg = LlamaConfig(vocab_size=len(vocab), hidden_size=32, intermediate_size=64,
-                      num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=2,
-                      max_position_embeddings=128, eos_token_id=1, pad_token_id=1,
-                      bos_token_id=None)
-    LlamaForCausalLM(cfg).eval().save_pretrained(folder)
-    return folder
+    return save_tiny_llama(folder, len(vocab), eos_id=1)
 
 
 def test_generation_logprobs_match_teacher_forcing(tiny_lm) -> None:

@@ -185,3 +185,23 @@ def test_nli_window_leaves_out_the_positions_before_the_padding_index(cls_name) 
     model = cls(config)
     assert NLIDetector(max_length=512)._window_of(config, model) == 64
     assert NLIDetector(max_length=32)._window_of(config, model) == 32
+
+
+def test_nli_chunk_and_sentence_scores_round_trip_and_reject_bad_values() -> None:
+    from verifier.nli import SentenceScores
+
+    c = ChunkScores(np.array([0.7, 0.2, 0.1]), ((0, 9), (5, 12)),
+                    np.array([[0.7, 0.2, 0.1], [0.3, 0.3, 0.4]]), 0)
+    again = ChunkScores.from_dict(c.to_dict())
+    assert again.to_dict() == c.to_dict() and isinstance(again.best_chunk, int)
+    s = SentenceScores(c.probabilities, ((0, 12),), (c,))
+    assert SentenceScores.from_dict(s.to_dict()).to_dict() == s.to_dict()
+    rows = np.array([[0.7, 0.2, 0.1]])
+    with pytest.raises(ValueError, match="best_chunk must index a chunk, got 0.5"):
+        ChunkScores(rows[0], ((0, 9),), rows, 0.5)
+    with pytest.raises(ValueError, match="must be finite probabilities"):
+        ChunkScores(np.array([np.nan, 0.2, 0.1]), ((0, 9),), rows, 0)
+    with pytest.raises(ValueError, match="chunk_spans must hold"):
+        ChunkScores(rows[0], ((9, -3),), rows, 0)
+    with pytest.raises(TypeError, match="sentences must hold ChunkScores, got str"):
+        SentenceScores(rows[0], ((0, 1),), ("x",))

@@ -158,3 +158,13 @@ def test_pairing_with_a_sentence_transformers_model(tiny_embedding_model) -> Non
     assert len(best) == 4 and best[0].content == "The Seine flows through Paris."
     assert all(DOC[e.span[0]:e.span[1]] == e.content for e in best)
     assert [e.rank for e in best] == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"dense_weight": True}, "dense_weight must be in"),
+    ({"batch_size": 0}, "batch_size must be an int > 0, got 0"),
+    ({"batch_size": 2.5}, "batch_size must be an int > 0"),
+])
+def test_pairing_rejects_bad_settings(kwargs, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        EvidencePairer(**kwargs)

@@ -253,3 +253,11 @@ def test_retrieval_hybrid_with_embedded_model(tmp_path) -> None:
         EMBEDDED_MODEL_ID
     again = HybridRetriever.load(tmp_path / "idx", model_name_or_path=embedded_embedding_model())
     assert again.retrieve("How many people live in Berlin?", top_k=2) == evs
+
+
+@pytest.mark.parametrize("k1", [float("inf"), float("nan"), -1.0, True])
+def test_retrieval_bm25_rejects_a_k1_that_is_not_finite(k1) -> None:
+    from rag.retrieval import BM25Retriever
+
+    with pytest.raises(ValueError, match="k1 must be a finite number >= 0"):
+        BM25Retriever(k1=k1)

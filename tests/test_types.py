@@ -75,3 +75,29 @@ def test_evidence_rejects_blank_content_and_bad_rank_or_span(kwargs, match) -> N
     args = {"content": "A fact.", "source_id": "d", **kwargs}
     with pytest.raises((ValueError, TypeError), match=match):
         Evidence(**args)
+
+
+@pytest.mark.parametrize(("kwargs", "err", "match"), [
+    ({"claim": {"text": "x"}}, TypeError, "claim must be a Claim, got dict"),
+    ({"evidence": ["str"]}, TypeError, r"evidence\[0\] must be an Evidence, got str"),
+    ({"probabilities": {"Supported": float("nan")}}, ValueError,
+     r"probabilities\['Supported'\] must be a number in \[0, 1\], got nan"),
+    ({"probabilities": {"Contradictory": -2.0}}, ValueError, "must be a number in"),
+])
+def test_verdict_rejects_bad_parts(kwargs, err, match) -> None:
+    args = {"claim": Claim("x"), "status": Status.SUPPORTED, **kwargs}
+    with pytest.raises(err, match=match):
+        ClaimVerdict(**args)
+
+
+def test_verdict_and_claim_evidence_from_dict_reject_unknown_fields() -> None:
+    from verifier.types import ClaimEvidence
+
+    v = ClaimVerdict(Claim("x"), Status.SUPPORTED, {"Supported": 1.0},
+                     (Evidence("A fact.", "d"),))
+    assert ClaimVerdict.from_dict(v.to_dict()) == v
+    with pytest.raises(ValueError, match=r"unknown field\(s\) for ClaimVerdict: \['evidnce'\]"):
+        ClaimVerdict.from_dict({**v.to_dict(), "evidnce": []})
+    ce = ClaimEvidence(Claim("x"), (Evidence("A fact.", "d"),))
+    with pytest.raises(ValueError, match="for ClaimEvidence"):
+        ClaimEvidence.from_dict({**ce.to_dict(), "oops": 1})

@@ -7,6 +7,7 @@ Every type validates itself in ``__post_init__`` and round-trips through
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any, TypeVar
@@ -58,6 +59,12 @@ def _check_text(name: str, value: Any) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, got {type(value).__name__}")
     return value
+
+
+def _check_keys(cls: type, data: dict[str, Any], known: set[str]) -> None:
+    unknown = set(data) - known
+    if unknown:
+        raise ValueError(f"unknown field(s) for {cls.__name__}: {sorted(unknown)}")
 
 
 class _Serialisable:
@@ -288,7 +295,8 @@ class ClaimEvidence(_Serialisable):
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ClaimEvidence:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict`; unknown keys are an error."""
+        _check_keys(cls, data, {"claim", "evidence"})
         return cls(
             claim=Claim.from_dict(data["claim"]),
             evidence=tuple(Evidence.from_dict(e) for e in data.get("evidence", [])),
@@ -314,12 +322,20 @@ class ClaimVerdict(_Serialisable):
     scores: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.claim, Claim):
+            raise TypeError(f"claim must be a Claim, got {type(self.claim).__name__}")
         object.__setattr__(self, "status", Status(self.status))
         object.__setattr__(self, "evidence", tuple(self.evidence))
+        for i, e in enumerate(self.evidence):
+            if not isinstance(e, Evidence):
+                raise TypeError(f"evidence[{i}] must be an Evidence, got {type(e).__name__}")
         known = {s.value for s in Status}
         bad = set(self.probabilities) - known
         if bad:
             raise ValueError(f"probabilities has unknown status keys {sorted(bad)}")
+        for k, p in self.probabilities.items():
+            if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0.0 <= p <= 1.0:
+                raise ValueError(f"probabilities[{k!r}] must be a number in [0, 1], got {p!r}")
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-serialisable dict."""
@@ -333,7 +349,8 @@ class ClaimVerdict(_Serialisable):
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ClaimVerdict:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict`; unknown keys are an error."""
+        _check_keys(cls, data, {"claim", "status", "probabilities", "evidence", "scores"})
         return cls(
             claim=Claim.from_dict(data["claim"]),
             status=Status(data["status"]),

@@ -1,4 +1,9 @@
-"""Regression tests for defects found in review of the mitigation rewriting and reports."""
+"""Edge cases of the mitigator's rewriting and reports.
+
+Claims across an abbreviation's full stop, unambiguous corrections and their sources, the
+draft's own citation markers, hedge capitalisation, removed clauses, highlight offsets,
+Markdown escaping, claim spans with whitespace, citations after closing quotes.
+"""
 
 from __future__ import annotations
 

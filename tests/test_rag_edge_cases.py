@@ -1,4 +1,8 @@
-"""Regression tests for defects found in review of the ``rag`` package."""
+"""Edge cases of the rag stages.
+
+Characters split over byte-level tokens, generator and pipeline settings, evidence given
+without spans, index load and re-index, LLM claims of one sentence, the pipeline's pairer.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import os
 
 import numpy as np
 import pytest
+from conftest import save_tiny_llama
 
 from mitigation.mitigator import Mitigator
 from rag.decompose import LLMDecomposer
@@ -56,9 +61,8 @@ def test_generation_token_offsets_keep_an_unfinished_character_at_the_end() -> N
 @pytest.fixture(scope="module")
 def tiny_byte_lm(tmp_path_factory):
     """A tiny random Llama over a byte-level BPE vocabulary (one token per byte)."""
-    import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+    from transformers import PreTrainedTokenizerFast
 
     alphabet = pre_tokenizers.ByteLevel.alphabet()
     vocab = {t: i for i, t in enumerate(["<eos>", *sorted(alphabet)])}
@@ -68,13 +72,7 @@ def tiny_byte_lm(tmp_path_factory):
     folder = tmp_path_factory.mktemp("tiny-byte-lm")
     PreTrainedTokenizerFast(tokenizer_object=tk, eos_token="<eos>",
                             pad_token="<eos>").save_pretrained(folder)
-    torch.manual_seed(0)
-    cfg = LlamaConfig(vocab_size=len(vocab), hidden_size=32, intermediate_size=64,
-                      num_hidden_layers=1, num_attention_heads=2, num_key_value_heads=2,
-                      max_position_embeddings=256, eos_token_id=0, pad_token_id=0,
-                      bos_token_id=None)
-    LlamaForCausalLM(cfg).eval().save_pretrained(folder)
-    return folder
+    return save_tiny_llama(folder, len(vocab), eos_id=0, layers=1, positions=256)
 
 
 def test_generation_score_text_equals_the_continuation_with_split_characters(
