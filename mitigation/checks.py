@@ -91,7 +91,9 @@ class NumberCheck:
     def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
         """Flag claim numbers missing from the evidence."""
         found = [(e, find_numbers(e)) for e in evidence]
-        ev_numbers = [n for e, ns in found for n in (*ns, *find_ordinals(e))]
+        # a claim's "1,500" is given by an evidence "1500", which alone reads as a year
+        ev_numbers = [n for e, ns in found for n in (*ns, *find_ordinals(e),
+                                                     *find_numbers(e, skip_years=False))]
         out = []
         for n in find_numbers(claim):
             if number_in(n, ev_numbers):
@@ -127,10 +129,15 @@ class DateCheck:
     def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
         """Flag claim dates missing from the evidence."""
         ev_dates = [d for e in evidence for d in find_dates(e)]
+        # numbers that cannot be read as years ("2,000", "$2000"; a bare 2000 is a date)
+        ev_numbers = [n for e in evidence for n in find_numbers(e)]
         out = []
         for d in find_dates(claim):
             if date_in(d, ev_dates):
                 continue
+            if d.month is None and not d.decade and any(
+                    n.value == d.year and not n.percent for n in ev_numbers):
+                continue  # "2000 delegates" against the evidence's "2,000": a number
             if ev_dates and len({x.key for x in ev_dates}) == 1:
                 other = ev_dates[0]
                 out.append(Finding(self.name, "value_contradiction", Severity.HIGH,

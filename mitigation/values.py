@@ -30,7 +30,7 @@ _NUM = re.compile(
     r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mn|tn|k|m|b)\b)?"
     r"(?P<pct>\s?%|\s?percent\b)?", re.I)
 _WORDNUM = re.compile(
-    r"\b(?P<w>(?:" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")(?:[\s-](?:"
+    r"\b(?P<w>(?:" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")(?:[\s-](?:and\s)?(?:"
     + "|".join(sorted(_WORDS, key=len, reverse=True)) + r"))*)"
     r"(?:\s(?P<scale>thousand|million|billion|trillion))?\b", re.I)
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
@@ -80,11 +80,13 @@ def _close(a: float, b: float) -> bool:
 def _words_value(words: str) -> float | None:
     total, current = 0.0, 0.0
     for w in re.split(r"[\s-]+", words.lower()):
+        if w == "and":  # "one hundred and fifty"
+            continue
         v = _WORDS.get(w)
         if v is None:
             return None
-        if v == 100:
-            current = max(current, 1) * 100
+        if w in ("hundred", "dozen"):  # multipliers: "two dozen" is 24
+            current = max(current, 1) * v
         else:
             current += v
     total += current
@@ -105,9 +107,11 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
     for m in _NUM.finditer(text):
         raw = m.group("num")
         value = float(raw.replace(",", ""))
-        scale = (m.group("scale") or "").lower()
-        if scale in ("m", "b", "k") and not m.group("cur"):
-            scale = "" if scale != "k" else scale  # "5 m" is metres, not millions
+        given = m.group("scale") or ""
+        scale = given.lower()
+        if scale in ("m", "b") and not m.group("cur") and not (
+                given.isupper() and m.start("scale") == m.end("num")):
+            scale = ""  # "5 m" is metres, not millions; "200M" and "1.2B" are scales
         if scale:
             value *= _SCALE[scale]
         s, e = m.span()

@@ -132,6 +132,15 @@ def test_mitigation_correction_by_alignment_and_scores() -> None:
         ("Louie (season 1) is a comedy.", "The first season of Louie is a comedy.", []),
         ("Psych (season 3) began in July.", "The second season of Psych began in July.",
          ["number_not_in_evidence"]),
+        # other spellings of the same number raise no alarm
+        ("Netflix has 200M subscribers.", "Netflix has 200 million subscribers.", []),
+        ("It cost 1.2B dollars.", "It cost $1.2 billion.", []),
+        ("The firm has 1,500 employees.", "The firm has 1500 employees.", []),
+        ("He bought 24 eggs.", "He bought two dozen eggs.", []),
+        ("It seats 150 people.", "It seats one hundred and fifty people.", []),
+        ("It seats 100 people.", "It seats one hundred and fifty people.",
+         ["value_contradiction"]),
+        ("The pole is 5 m long.", "The pole is 5 metres long.", []),  # m: metres
     ],
 )
 def test_mitigation_number_check(claim, evidence, types) -> None:
@@ -175,6 +184,9 @@ def test_mitigation_number_check_names(claim: str, severity: Severity) -> None:
         ("It was built in the 1800s.", "It was built in 1850.", []),
         ("It was built in the 1850s.", "It was built in the 1800s.", []),
         ("It was built in the 1800s.", "It was built in 1950.", ["value_contradiction"]),
+        # a bare 2000 reads as a year; the evidence's "2,000" is the same number
+        ("There were 2000 delegates.", "There were 2,000 delegates.", []),
+        ("It opened in 1999.", "There were 2,000 delegates in 2001.", ["value_contradiction"]),
     ],
 )
 def test_mitigation_date_check(claim, evidence, types) -> None:

@@ -49,6 +49,14 @@ def _with_config(folder: Path, **keys: object) -> Path:
      ["the u.s. army left st. louis in may .", "it rained all day ."]),
     ("The club was founded in 1895. 40 players joined it.",
      ["The club was founded in 1895.", "40 players joined it."]),
+    # "no." ends a sentence unless a number follows ("No. 5")
+    ("The court said no. The law was passed in 1990.",
+     ["The court said no.", "The law was passed in 1990."]),
+    ("The song reached No. 5 in the charts. It sold well in May.",
+     ["The song reached No. 5 in the charts.", "It sold well in May."]),
+    # a closing curly quote after the full stop ends the sentence too
+    ("He said “we won the cup.” The team left the city.",
+     ["He said “we won the cup.”", "The team left the city."]),
 ])
 def test_nli_hypothesis_sentences_join_short_pieces(text: str, expected: list[str]) -> None:
     spans = hypothesis_sentences(text)

@@ -270,14 +270,16 @@ ABBREVIATIONS = frozenset(
     "sep sept oct nov dec e.g i.e".split())
 
 
-def _ends_in_abbreviation(piece: str) -> bool:
+def _ends_in_abbreviation(piece: str, after: str = "") -> bool:
     words = piece.split()
     if not piece.endswith(".") or not words:
         return False
     # "F.C ." (a tokenised stop): the word before the detached stop
     last = words[-2] if words[-1] == "." and len(words) > 1 else words[-1][:-1]
-    last = last.lstrip("(\"'")
-    return (len(last) == 1 and last.isalpha()) or "." in last or last.lower() in ABBREVIATIONS
+    last = last.lstrip("(\"'").lower()
+    if last in ("no", "nos"):  # "No. 5", but "The court said no. The law ..."
+        return after[:1].isdigit()
+    return (len(last) == 1 and last.isalpha()) or "." in last or last in ABBREVIATIONS
 
 
 def hypothesis_sentences(text: str) -> list[tuple[int, int]]:
@@ -300,7 +302,7 @@ def hypothesis_sentences(text: str) -> list[tuple[int, int]]:
     for s, e in pieces:
         if merged:
             prev = text[merged[-1][0]:merged[-1][1]]
-            if _ends_in_abbreviation(prev):
+            if _ends_in_abbreviation(prev, text[s:e]):
                 merged[-1][1] = e
                 continue
         merged.append([s, e])
@@ -449,14 +451,19 @@ class ChunkScores:
         if chunks.shape != (len(self.chunk_spans), 3) or not self.chunk_spans:
             raise ValueError(f"chunk_probabilities must have shape ({len(self.chunk_spans)}, "
                              f"3) with at least one chunk, got {chunks.shape}")
-        if not 0 <= self.best_chunk < len(self.chunk_spans):
-            raise ValueError(f"best_chunk must index a chunk, got {self.best_chunk}")
+        if not isinstance(self.best_chunk, (int, np.integer)) or isinstance(self.best_chunk, bool) \
+                or not 0 <= self.best_chunk < len(self.chunk_spans):
+            raise ValueError(f"best_chunk must index a chunk, got {self.best_chunk!r}")
+        _check_rows("probabilities", probs)
+        _check_rows("chunk_probabilities", chunks)
+        _check_spans("chunk_spans", self.chunk_spans)
         probs.setflags(write=False)
         chunks.setflags(write=False)
         object.__setattr__(self, "probabilities", probs)
         object.__setattr__(self, "chunk_probabilities", chunks)
         object.__setattr__(self, "chunk_spans",
                            tuple((int(s), int(e)) for s, e in self.chunk_spans))
+        object.__setattr__(self, "best_chunk", int(self.best_chunk))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable form (lists of floats)."""
@@ -464,6 +471,13 @@ class ChunkScores:
                 "chunk_spans": [list(s) for s in self.chunk_spans],
                 "chunk_probabilities": self.chunk_probabilities.tolist(),
                 "best_chunk": self.best_chunk}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ChunkScores:
+        """Inverse of :meth:`to_dict`."""
+        return cls(np.asarray(data["probabilities"]),
+                   tuple(tuple(s) for s in data["chunk_spans"]),  # type: ignore[misc]
+                   np.asarray(data["chunk_probabilities"]), data["best_chunk"])
 
 
 #: Former name of :class:`ChunkScores`.
@@ -501,6 +515,11 @@ class SentenceScores:
         if not self.sentences or len(self.sentences) != len(self.sentence_spans):
             raise ValueError(f"sentences must hold one ChunkScores per sentence span "
                              f"({len(self.sentence_spans)}), got {len(self.sentences)}")
+        bad = [type(c).__name__ for c in self.sentences if not isinstance(c, ChunkScores)]
+        if bad:
+            raise TypeError(f"sentences must hold ChunkScores, got {bad[0]}")
+        _check_rows("probabilities", probs)
+        _check_spans("sentence_spans", self.sentence_spans)
         probs.setflags(write=False)
         object.__setattr__(self, "probabilities", probs)
         object.__setattr__(self, "sentence_spans",
@@ -512,6 +531,26 @@ class SentenceScores:
         return {"probabilities": self.probabilities.tolist(),
                 "sentence_spans": [list(s) for s in self.sentence_spans],
                 "sentences": [c.to_dict() for c in self.sentences]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> SentenceScores:
+        """Inverse of :meth:`to_dict`."""
+        return cls(np.asarray(data["probabilities"]),
+                   tuple(tuple(s) for s in data["sentence_spans"]),  # type: ignore[misc]
+                   tuple(ChunkScores.from_dict(c) for c in data["sentences"]))
+
+
+def _check_rows(name: str, rows: np.ndarray) -> None:
+    """Probabilities must be finite and in [0, 1] (each row need not sum to 1 exactly)."""
+    if not np.isfinite(rows).all() or (rows < 0).any() or (rows > 1 + 1e-5).any():
+        raise ValueError(f"{name} must be finite probabilities in [0, 1], got {rows.tolist()}")
+
+
+def _check_spans(name: str, spans: Sequence[tuple[int, int]]) -> None:
+    for s, e in spans:
+        if isinstance(s, bool) or isinstance(e, bool) or not 0 <= s <= e:
+            raise ValueError(f"{name} must hold (start, end) with 0 <= start <= end, got "
+                             f"{(s, e)!r}")
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import re
 
 # Latin full stops end a sentence before whitespace; CJK ones (。！？) end it anyway, as
 # CJK text puts no space between sentences.
-_SENT_END = re.compile(r"[.!?][\"')\]]*\s+|[。！？][\"')\]」』”’]*\s*|\n\s*\n|\n")
+_SENT_END = re.compile(r"[.!?][\"')\]”’»]*\s+|[。！？][\"')\]」』”’]*\s*|\n\s*\n|\n")
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
@@ -17,6 +17,8 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
         [(0, 5), (5, 9)]
         >>> sentence_spans("巴黎是首都。柏林是首都！")
         [(0, 6), (6, 12)]
+        >>> sentence_spans("He said “we won.” They left.")
+        [(0, 18), (18, 28)]
     """
     spans, start = [], 0
     for m in _SENT_END.finditer(text):
