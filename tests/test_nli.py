@@ -348,3 +348,14 @@ def test_auto_dtype_on_cuda_is_bf16_only_where_it_runs_natively(monkeypatch, cap
     assert resolve_dtype(None, "cuda:1") == expected
     assert seen == ["cuda:1"]  # the device asked for, not the current one
     assert resolve_dtype("float32", "cuda:1") == "float32"
+
+
+def test_cuda_device_without_cuda_is_a_clear_error(monkeypatch) -> None:
+    import torch
+
+    from verifier.embedded import resolve_device
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    with pytest.raises(ValueError, match="device 'cuda:0' asked for, but this torch sees no CUDA"):
+        resolve_device("cuda:0")
+    assert resolve_device("cpu") == "cpu"

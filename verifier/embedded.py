@@ -109,6 +109,9 @@ def resolve_device(device: str | None) -> str:
         torch.device(device)
     except (RuntimeError, TypeError) as exc:
         raise ValueError(f"device is not a valid torch device: {device!r}") from exc
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r} asked for, but this torch sees no CUDA device "
+                         f"(torch {torch.__version__}); use device=None or 'cpu'")
     return device
 
 
