@@ -90,9 +90,10 @@ class Reference:
     Attributes:
         number: The ``[n]`` the answer cites it by.
         source_id: The source.
-        excerpt: The cited evidence in context; when several claims cite different
-            sentences of one source, their excerpts joined by `` … `` (each cited sentence
-            is quoted).
+        excerpt: The cited evidence in context: about ``excerpt_chars`` of the source around
+            each cited sentence, in whole words; when several claims cite sentences of one
+            source, their windows in source order, those that overlap or nearly merged and
+            the others joined by `` … `` (each cited sentence is quoted once).
         span: The first cited evidence span in the source.
         spans: Every cited evidence span in the source, in citation order.
     """
@@ -327,19 +328,48 @@ class Mitigator:
                                     "max_citations": self.max_citations,
                                     "excerpt_chars": self.excerpt_chars}}
 
-    def _excerpt(self, ev: Any, documents: Mapping[str, str] | None) -> str:
-        text, pre, post = ev.content, "", ""
-        doc = documents.get(ev.source_id) if documents else None
-        if doc is not None and ev.span != (0, 0) and doc[ev.span[0]:ev.span[1]] == ev.content:
+    def _excerpt(self, cited: Sequence[Evidence], documents: Mapping[str, str] | None) -> str:
+        """The excerpt of one source's reference from the evidence cited from it."""
+        doc = documents.get(cited[0].source_id) if documents else None
+        windows: list[tuple[int, int]] = []
+        loose: list[str] = []  # evidence not found in the document: quoted as it is
+        for ev in cited:
             s, e = ev.span
-            pad = max(0, (self.excerpt_chars - (e - s)) // 2)
-            a, b = max(0, s - pad), min(len(doc), e + pad)
-            text, pre, post = doc[a:b], "…" if a > 0 else "", "…" if b < len(doc) else ""
+            if doc is not None and ev.span != (0, 0) and doc[s:e] == ev.content:
+                windows.append(self._window(doc, s, e))
+            elif (text := self._capped(ev.content)) not in loose:
+                loose.append(text)
+        parts: list[str] = []
+        if doc is not None and windows:
+            merged: list[list[int]] = []
+            for a, b in sorted(windows):
+                # windows that overlap, or nearly (a gap of a few words), read as one
+                if merged and a <= merged[-1][1] + self.excerpt_chars // 3:
+                    merged[-1][1] = max(merged[-1][1], b)
+                else:
+                    merged.append([a, b])
+            pieces = [" ".join(doc[a:b].split()) for a, b in merged]
+            parts.append(("…" if merged[0][0] > 0 else "") + " … ".join(pieces)
+                         + ("…" if merged[-1][1] < len(doc) else ""))
+        return " … ".join(parts + loose)
+
+    def _window(self, doc: str, s: int, e: int) -> tuple[int, int]:
+        """About ``excerpt_chars`` of ``doc`` around ``[s, e)``, cut between words."""
+        pad = max(0, (self.excerpt_chars - (e - s)) // 2)
+        a, b = max(0, s - pad), min(len(doc), e + pad)
+        if a > 0 and not doc[a - 1].isspace():  # start at the next word
+            m = re.search(r"\s", doc[a:s])
+            a = a + m.end() if m else s
+        if b < len(doc) and not doc[b].isspace():  # end after the last whole word
+            m = re.search(r"\s\S*$", doc[e:b])
+            b = e + m.start() if m else e
+        return a, b
+
+    def _capped(self, text: str) -> str:
         text = " ".join(text.split())
         if len(text) > self.excerpt_chars:
-            text = text[: self.excerpt_chars].rsplit(" ", 1)[0]
-            post = "…"
-        return pre + text + post
+            text = text[: self.excerpt_chars].rsplit(" ", 1)[0] + "…"
+        return text
 
     # ------------------------------------------------------------------ decisions
     def _decide(self, v: ClaimVerdict, original: str
@@ -406,6 +436,7 @@ class Mitigator:
                                  f"{verdicts[a].claim.span} and {verdicts[b].claim.span}")
         numbers: dict[str, int] = {}
         refs: list[Reference] = []
+        cited: dict[str, list[Evidence]] = {}  # the evidence cited from each source
 
         def cite(v: ClaimVerdict, k: int = 0) -> int | None:
             if not v.evidence:
@@ -415,15 +446,16 @@ class Mitigator:
                 if len(numbers) >= self.max_citations:
                     return None
                 numbers[ev.source_id] = len(numbers) + 1
+                cited[ev.source_id] = [ev]
                 refs.append(Reference(numbers[ev.source_id], ev.source_id,
-                                      self._excerpt(ev, documents), ev.span, (ev.span,)))
+                                      self._excerpt([ev], documents), ev.span, (ev.span,)))
                 return numbers[ev.source_id]
             n = numbers[ev.source_id]
             ref = refs[n - 1]
             if ev.span not in ref.spans and " ".join(ev.content.split()) not in ref.excerpt:
                 # another sentence of the same source: quote it too
-                refs[n - 1] = replace(ref, excerpt=f"{ref.excerpt} … "
-                                      f"{self._excerpt(ev, documents)}",
+                cited[ev.source_id].append(ev)
+                refs[n - 1] = replace(ref, excerpt=self._excerpt(cited[ev.source_id], documents),
                                       spans=(*ref.spans, ev.span))
             return n
 

@@ -214,3 +214,38 @@ def test_mitigation_citation_after_closing_quote() -> None:
     draft = 'He called it "small".'
     v = _v(draft, draft, S, _ev("He called it small.", "a"))
     assert Mitigator().mitigate(draft, [v]).body == 'He called it "small" [1].'
+
+
+# a reference quoting several sentences of one source: merged windows, whole words
+def test_mitigation_reference_excerpt_merges_windows_in_whole_words() -> None:
+    doc = ("The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris. "
+           "It is named after the engineer Gustave Eiffel, whose company designed and built "
+           "the tower. It was constructed from 1887 to 1889 as the centrepiece of the 1889 "
+           "World's Fair. The tower is 330 metres tall and was the tallest man-made structure "
+           "in the world until the Chrysler Building in New York was finished in 1930. "
+           + "Filler text about other things goes here. " * 8
+           + "Its lift system was modernised in the 1980s.")
+
+    def ev(sentence: str) -> Evidence:
+        s = doc.index(sentence)
+        return Evidence(sentence, "eiffel", (s, s + len(sentence)))
+
+    first = "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris."
+    built = "It was constructed from 1887 to 1889 as the centrepiece of the 1889 World's Fair."
+    lift = "Its lift system was modernised in the 1980s."
+    draft = "The tower is in Paris. It was built from 1887 to 1889. Its lift is new."
+    verdicts = [_v(draft, "The tower is in Paris.", S, ev(first)),
+                _v(draft, "It was built from 1887 to 1889.", S, ev(built)),
+                _v(draft, "Its lift is new.", S, ev(lift))]
+    ans = Mitigator().mitigate(draft, verdicts, documents={"eiffel": doc})
+    (ref,) = ans.references
+    assert "… …" not in ref.excerpt
+    for sentence in (first, built, lift):
+        assert ref.excerpt.count(sentence) == 1
+    # the first two windows overlap and merge; the lift sentence is far: " … " between
+    assert ref.excerpt.startswith(first) and ref.excerpt.endswith(lift)
+    assert ref.excerpt.count(" … ") == 1
+    # every piece starts and ends on a word of the source, not inside one
+    for piece in ref.excerpt.strip("…").split(" … "):
+        words = piece.split()
+        assert all(w in doc.split() for w in (words[0], words[-1]))
