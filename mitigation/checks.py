@@ -91,9 +91,10 @@ class NumberCheck:
     def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
         """Flag claim numbers missing from the evidence."""
         found = [(e, find_numbers(e)) for e in evidence]
-        # a claim's "1,500" is given by an evidence "1500", which alone reads as a year
-        ev_numbers = [n for e, ns in found for n in (*ns, *find_ordinals(e),
-                                                     *find_numbers(e, skip_years=False))]
+        # every number the evidence writes, years too: a claim's "1,500" is given by an
+        # evidence "1500", which alone reads as a year
+        ev_numbers = [n for e in evidence
+                      for n in (*find_numbers(e, skip_years=False), *find_ordinals(e))]
         out = []
         for n in find_numbers(claim):
             if number_in(n, ev_numbers):

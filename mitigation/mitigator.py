@@ -8,6 +8,7 @@ Text outside the claims that change is kept byte for byte.
 from __future__ import annotations
 
 import difflib
+import html
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -157,7 +158,9 @@ class MitigatedAnswer:
 
     def to_markdown(self) -> str:
         """A Markdown report: answer, scores, references, edits."""
-        esc = _escape_markdown
+        def esc(text: str) -> str:  # raw HTML in the draft or evidence must not pass through
+            return html.escape(text, quote=False)
+
         lines = ["## Answer", "", esc(self.body), ""]
         lines += [f"Grounding score: {self.grounding_score:.2f} · hallucination score: "
                   f"{self.hallucination_score:.2f} · strictness: {self.strictness}", ""]
@@ -173,11 +176,6 @@ class MitigatedAnswer:
             lines.append(f"| {i} | {claim} | {e.status.value} | {e.action} | "
                          f"{esc(e.reason).replace('|', '/')} |")
         return "\n".join(lines) + "\n"
-
-
-def _escape_markdown(text: str) -> str:
-    # raw HTML in the draft or the evidence must not pass through a Markdown renderer
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _hedge(claim: str) -> str:
@@ -416,12 +414,11 @@ class Mitigator:
         """
         if not isinstance(draft, str):
             raise TypeError(f"draft must be a str, got {type(draft).__name__}")
+        stripped = []
         for i, v in enumerate(verdicts):
             if v.claim.span[1] > len(draft) or v.claim.span == (0, 0):
                 raise ValueError(f"verdicts[{i}].claim.span {v.claim.span} does not index the "
                                  f"draft of length {len(draft)}")
-        stripped = []
-        for i, v in enumerate(verdicts):
             span = strip_span(draft, *v.claim.span)
             if span[0] >= span[1]:
                 raise ValueError(f"verdicts[{i}].claim.span {v.claim.span} of claim "
@@ -520,10 +517,6 @@ class Mitigator:
             located.update({i: (starts[j], starts[j] + len(appended[j]))
                             for i, j in hedges.items()})
             pos = s_end
-        missing = [i for i in order if i not in edits]
-        if missing:  # cannot happen with stripped spans inside the draft; never a KeyError
-            raise ValueError(f"verdicts[{missing[0]}].claim.span {verdicts[missing[0]].claim.span}"
-                             " lies in no sentence of the draft")
         out.append(gap(draft[pos:]))
         body = "".join(out)
         if not body.strip() and verdicts:
@@ -550,7 +543,6 @@ class Mitigator:
         sentence = draft[s_start:s_end]
         appended: list[str] = []
         pieces: list[tuple[int, int, str]] = []  # (start, end, replacement) relative
-        owners: list[int] = []  # the claim of each piece
         hedges: dict[int, int] = {}
         whole = len(inside) == 1 and _covers(sentence, spans[inside[0]], s_start)
         for i in inside:
@@ -567,28 +559,26 @@ class Mitigator:
                     action, reason = "kept", reason + "; no citation (cap reached or no source)"
                 new = _insert_citation(base, n) if n is not None else base
                 pieces.append((a, b, new))
-                owners.append(i)
             elif action == "kept":
                 pieces.append((a, b, original))  # unchanged; a piece to follow where it goes
-                owners.append(i)
             else:
                 sentence_text = {"warned": _warning, "hedged": _hedge}.get(action)
                 if whole:
                     new = sentence_text(v.claim.text) if sentence_text else ""
                     pieces.append((0, len(sentence), new))
-                    owners.append(i)
                 else:
                     pieces.append((a, b, ""))
-                    owners.append(i)
                     if sentence_text:
                         new = sentence_text(v.claim.text)
                         hedges[i] = len(appended)
                         appended.append(new)
-            evidence = v.evidence[:3] if source < 3 else (v.evidence[source], *v.evidence[:2])
+            # a correction's source first, then the rest in order
+            evidence = (v.evidence[source], *v.evidence[:source],
+                        *v.evidence[source + 1:])[:3] if v.evidence else ()
             edits[i] = Edit(v.claim.text, v.status, action, reason, v.claim.span,
                             new if action != "removed" else None, findings, evidence)
-        text, where = _apply(sentence, pieces)
-        return text, appended, {owners[k]: sp for k, sp in where.items()}, hedges
+        text, where = _apply(sentence, pieces)  # one piece per claim, in ``inside`` order
+        return text, appended, {inside[k]: sp for k, sp in where.items()}, hedges
 
 
 def _merge_sentences(sentences: list[tuple[int, int]], spans: list[tuple[int, int]]

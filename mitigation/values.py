@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from verifier.text import csv_unescaped
+
 _WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
@@ -50,10 +52,8 @@ _ORDINALS = {
 }
 _ORDINAL = re.compile(r"\b(?:" + "|".join(_ORDINALS) + r")\b", re.I)
 _QUOTE = re.compile(r"[\"“]([^\"”]*)[\"”]")
-#: Text whose straight double quotes all come doubled (escaped), and the same wrapped in one
-#: more pair, as a CSV field is (a "." may follow the closing quote, as in FEVER's claims).
+#: Text whose straight double quotes all come doubled (escaped).
 _ALL_DOUBLED = re.compile(r'(?:[^"]|"")*')
-_CSV_FIELD = re.compile(r'"(?P<body>(?:[^"]|"")*)"(?P<tail>\.?)')
 _NAME = re.compile(r"\b(?:[A-Z][\w'’-]*(?:\s+(?:of|de|da|von|van|the|and)\s+|\s+)?)*[A-Z][\w'’-]*")
 _POSSESSIVE = re.compile(r"['’]s$")
 _FUNCTION_WORDS = {"The", "A", "An", "It", "He", "She", "They", "This", "That", "These",
@@ -228,10 +228,10 @@ def find_quotes(text: str) -> list[str]:
         ['Love or Lust']
     """
     if '""' in text:
-        m = _CSV_FIELD.fullmatch(text.strip())
-        if m and '""' in m.group("body"):
-            text = m.group("body") + m.group("tail")
-        if _ALL_DOUBLED.fullmatch(text):
+        field = csv_unescaped(text.strip())
+        if field != text.strip():
+            text = field
+        elif _ALL_DOUBLED.fullmatch(text):
             text = text.replace('""', '"')
     # pair every quote mark first, so a short quotation does not shift the pairs after it
     return [q for m in _QUOTE.finditer(text) if len(q := m.group(1)) >= 3]

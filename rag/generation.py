@@ -180,6 +180,18 @@ def _check_generate_args(prompt: str, n: int) -> None:
         raise ValueError(f"n must be > 0, got {n!r}")
 
 
+def _check_sampling(max_new_tokens: Any, temperature: Any, seed: Any) -> int | None:
+    """Check the settings both generators share; return ``seed`` as a Python int (or None)."""
+    if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) \
+            or max_new_tokens <= 0:
+        raise ValueError(f"max_new_tokens must be a positive int, got {max_new_tokens!r}")
+    if not _finite_number(temperature) or temperature < 0:
+        raise ValueError(f"temperature must be >= 0 and finite, got {temperature!r}")
+    if seed is not None and (not isinstance(seed, numbers.Integral) or isinstance(seed, bool)):
+        raise ValueError(f"seed must be an int or None, got {seed!r}")
+    return None if seed is None else int(seed)
+
+
 def _finite_number(x: Any) -> bool:
     """A finite real number (an int or float, numpy's included; not a ``bool``)."""
     if isinstance(x, bool) or not isinstance(x, numbers.Real):
@@ -257,23 +269,16 @@ class HFGenerator:
         trust_remote_code: bool = False,
         stop: Sequence[str] | None = None,
     ) -> None:
-        if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) \
-                or max_new_tokens <= 0:
-            raise ValueError(f"max_new_tokens must be a positive int, got {max_new_tokens!r}")
-        if not _finite_number(temperature) or temperature < 0:
-            raise ValueError(f"temperature must be >= 0 and finite, got {temperature!r}")
+        seed = _check_sampling(max_new_tokens, temperature, seed)
         if not _finite_number(top_p) or not 0 < top_p <= 1:
             raise ValueError(f"top_p must be a number in (0, 1], got {top_p!r}")
-        if seed is not None and (not isinstance(seed, numbers.Integral)
-                                 or isinstance(seed, bool)):
-            raise ValueError(f"seed must be an int or None, got {seed!r}")
         self.model_name_or_path = model_name_or_path
         self.gguf_file = gguf_file
         self.device = device
         self.max_new_tokens = max_new_tokens
         self.temperature = float(temperature)
         self.top_p = float(top_p)
-        self.seed = None if seed is None else int(seed)
+        self.seed = seed
         self.system_prompt = system_prompt
         self.use_chat_template = use_chat_template
         self.trust_remote_code = trust_remote_code
@@ -481,11 +486,7 @@ class OpenAICompatibleGenerator:
             raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
         if not isinstance(api_key_env, str) or not api_key_env:
             raise ValueError(f"api_key_env must be a non-empty str, got {api_key_env!r}")
-        if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) \
-                or max_new_tokens <= 0:
-            raise ValueError(f"max_new_tokens must be a positive int, got {max_new_tokens!r}")
-        if not _finite_number(temperature) or temperature < 0:
-            raise ValueError(f"temperature must be >= 0 and finite, got {temperature!r}")
+        seed = _check_sampling(max_new_tokens, temperature, seed)
         if not _finite_number(timeout) or timeout <= 0:
             raise ValueError(f"timeout must be > 0 and finite, got {timeout!r}")
         self.model, self.base_url, self.api_key_env = model, base_url.rstrip("/"), api_key_env

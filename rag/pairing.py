@@ -229,16 +229,13 @@ class EvidencePairer:
                  device: str | None = None, batch_size: int = 64) -> None:
         if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k <= 0:
             raise ValueError(f"top_k must be > 0, got {top_k!r}")
-        if not isinstance(dense_weight, (int, float)) or isinstance(dense_weight, bool) \
-                or not 0.0 <= float(dense_weight) <= 1.0:
-            raise ValueError(f"dense_weight must be in [0, 1], got {dense_weight!r}")
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
             raise ValueError(f"batch_size must be an int > 0, got {batch_size!r}")
         if encoder is not None and not callable(getattr(encoder, "encode", None)):
             raise TypeError(f"encoder must have an encode() method, got {encoder!r}")
         self.model_name_or_path = model_name_or_path
         self.top_k = top_k
-        self.dense_weight = float(dense_weight)
+        self.dense_weight = check_min_score(dense_weight, "dense_weight")
         self.min_score = check_min_score(min_score)
         self.device = device
         self.batch_size = batch_size

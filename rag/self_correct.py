@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from rag.generation import DEFAULT_INSTRUCTION, Generator, build_prompt
+from rag.pairing import check_min_score
 from rag.retrieval import tokenize
 from verifier.types import Evidence
 
@@ -193,12 +194,11 @@ class SelfCorrectingPipeline:
                 raise ValueError(f"{name} must be an int >= 0, got {val!r}")
         if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k <= 0:
             raise ValueError(f"top_k must be an int > 0, got {top_k!r}")
-        if not 0.0 <= float(min_grounding) <= 1.0:
-            raise ValueError(f"min_grounding must be in [0, 1], got {min_grounding!r}")
+        min_grounding = check_min_score(min_grounding, "min_grounding")
         self.retriever, self.generator = retriever, generator
         self.verifier, self.mitigator = verifier, mitigator
         self.max_regenerations, self.max_query_rewrites = max_regenerations, max_query_rewrites
-        self.min_grounding, self.top_k = float(min_grounding), top_k
+        self.min_grounding, self.top_k = min_grounding, top_k
         self.relevance_grader = relevance_grader or LexicalRelevanceGrader()
         self.usefulness_grader = usefulness_grader or DefaultUsefulnessGrader()
         self.fallback_retriever = fallback_retriever
@@ -228,9 +228,10 @@ class SelfCorrectingPipeline:
             raise ValueError("question must be a non-empty str")
         query, regens, rewrites = question, 0, 0
         trace: list[IterationTrace] = []
-        # best answer so far, ranked by (approved, useful, grounding): an approved answer is
-        # always the approved draft; among the others a useful one beats a better-grounded one
-        best: tuple[tuple[bool, bool, float], Any, list[Evidence]] | None = None
+        # best answer so far, ranked by (useful, grounding): a useful one beats a better-grounded
+        # one. An approved draft always ranks first: an earlier useful draft grounded as well
+        # would have been approved and ended the loop
+        best: tuple[tuple[bool, float], Any, list[Evidence]] | None = None
         kept: list[Evidence] = []
         retrieve = True
         feedback: list[str] = []  # claims of the last draft the verifier could not support
@@ -257,7 +258,7 @@ class SelfCorrectingPipeline:
             yield self._emit({"type": "verified", "iteration": it, "grounding_score": grounding,
                               "useful": useful})
             grounded = grounding is not None and grounding >= self.min_grounding
-            key = (grounded and bool(useful), bool(useful), grounding or 0.0)
+            key = (bool(useful), grounding or 0.0)
             if mitigated is not None and (best is None or key > best[0]):
                 best = (key, mitigated, kept)
             if grounded and useful:

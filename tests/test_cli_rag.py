@@ -15,7 +15,7 @@ def test_load_documents_names_a_file_that_is_not_utf8(tmp_path) -> None:
     with pytest.raises(ValueError, match=r"latin1\.txt: not UTF-8 text"):
         load_documents(tmp_path / "docs")
     (tmp_path / "d.jsonl").write_bytes(b'{"text": "ok"}\n{"text": "caf\xe9"}\n')
-    with pytest.raises(ValueError, match=r"d\.jsonl:2: not UTF-8 text"):
+    with pytest.raises(ValueError, match=r"d\.jsonl:2: not a document line: not UTF-8"):
         load_documents(tmp_path / "d.jsonl")
 
 
@@ -67,10 +67,12 @@ def test_ask_passes_min_evidence_score_to_the_pipelines_pairer(tmp_path, capsys,
 def test_index_jsonl_line_that_is_not_an_object_exits_2(tmp_path, capsys, line, got) -> None:
     path = tmp_path / "docs.jsonl"
     path.write_text('{"id": "d1", "text": "Paris is the capital of France."}\n' + line + "\n")
-    with pytest.raises(ValueError, match=rf"docs.jsonl:2: a JSON object is needed, got {got}$"):
+    with pytest.raises(ValueError, match=rf"docs.jsonl:2: not a document line: a JSON line must "
+                                         rf"be an object, got {got}$"):
         load_documents(path)
     assert main(["index", str(path), "--out", str(tmp_path / "idx")]) == 2
-    assert f"verifier index: error: {path}:2: a JSON object is needed, got {got}\n" == \
+    assert f"verifier index: error: {path}:2: not a document line: a JSON line must be an " \
+           f"object, got {got}\n" == \
            capsys.readouterr().err
 
 

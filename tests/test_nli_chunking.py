@@ -201,7 +201,9 @@ def test_nli_chunk_and_sentence_scores_round_trip_and_reject_bad_values() -> Non
         ChunkScores(rows[0], ((0, 9),), rows, 0.5)
     with pytest.raises(ValueError, match="must be finite probabilities"):
         ChunkScores(np.array([np.nan, 0.2, 0.1]), ((0, 9),), rows, 0)
-    with pytest.raises(ValueError, match="chunk_spans must hold"):
+    with pytest.raises(ValueError, match=r"chunk_spans\[0\] must satisfy 0 <= start <= end"):
         ChunkScores(rows[0], ((9, -3),), rows, 0)
+    with pytest.raises(TypeError, match=r"chunk_spans\[0\] offsets must be ints"):
+        ChunkScores(rows[0], ((0.5, 2.0),), rows, 0)  # not silently truncated by int()
     with pytest.raises(TypeError, match="sentences must hold ChunkScores, got str"):
         SentenceScores(rows[0], ((0, 1),), ("x",))

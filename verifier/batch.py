@@ -366,6 +366,22 @@ def _repeated_column(header: list[str]) -> str | None:
     return None
 
 
+def _quotes_as_text(lines: list[str], values: list[str], parse_error: str | None,
+                    header: list[str] | None) -> bool:
+    """Whether a TSV record's quotes were text, not quoting: each of its lines is a record.
+
+    So when csv could not parse it (a stray quote opened a field that closed badly), or when
+    a quoted field ran over several lines yet gave the wrong number of fields, or each of
+    those lines is a whole row by itself (the quote closed only on a later row).
+    """
+    if parse_error is not None:
+        return True
+    if len(lines) < 2 or header is None:
+        return False
+    return len(values) != len(header) or all(ln.count("\t") + 1 == len(header)
+                                             for ln in lines)
+
+
 def _read_delimited(path: Path, fmt: str) -> Iterator[RawRow]:
     """Rows of a CSV/TSV file, streamed; each row's ``line`` is the file line it starts on.
 
@@ -420,13 +436,7 @@ def _read_delimited(path: Path, fmt: str) -> Iterator[RawRow]:
                 n_lines += len(consumed)
                 lines = list(consumed)
                 consumed.clear()
-                if fmt == "tsv" and (parse_error is not None or (
-                        len(lines) > 1 and header is not None and (
-                            len(values) != len(header)
-                            or all(ln.count("\t") + 1 == len(header) for ln in lines)))):
-                    # quotes as text (a stray quote opened a field that closed badly, or only
-                    # on a later line that is a whole row itself): each line is a record of
-                    # its own, split on tabs
+                if fmt == "tsv" and _quotes_as_text(lines, values, parse_error, header):
                     for k, line in enumerate(lines):
                         text = line.rstrip("\r\n")
                         yield start + k, text, text.split("\t") if text else [], None
@@ -502,7 +512,8 @@ def read_rows(path: Path) -> Iterator[RawRow]:
                 yield RawRow(i, text, None, f"bad JSON: {exc}", src)
                 continue
             if not isinstance(rec, dict):
-                yield RawRow(i, text, None, "a JSON line must be an object", src)
+                yield RawRow(i, text, None,
+                             f"a JSON line must be an object, got {_a_json_type(rec)}", src)
                 continue
             yield RawRow(i, text, rec, None, src)
 
@@ -665,6 +676,9 @@ class EvalConfig:
             Not allowed with the 3-class scheme (argmax).
         preset: The shared data set the inputs come from (``verifier eval --preset``): picks
             that preset's own tuned cut when the model stores one.
+        require_id: The id field was named (``--id-field``, a preset): the first row must
+            have it (:func:`check_id_field`). A field other than the default ``"id"`` is
+            always required; rows may lack the default, and get ``FILE:LINE`` ids.
     """
 
     inputs: list[Path]
@@ -686,6 +700,7 @@ class EvalConfig:
     plots: bool = True
     threshold: float | None = None
     preset: str | None = None
+    require_id: bool = False
 
     def __post_init__(self) -> None:
         self.inputs = [Path(p) for p in self.inputs]
@@ -731,8 +746,8 @@ class EvalConfig:
         ``extra``: values resolved at run time that decide the outputs too (the threshold).
         """
         d = {**asdict(self), **extra}
-        d.pop("output_dir")
-        d.pop("plots")
+        for key in ("output_dir", "plots", "require_id"):  # they do not decide the outputs
+            d.pop(key)
         d["inputs"] = [[str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns]
                        for p in self.inputs]
         return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()
@@ -958,6 +973,7 @@ def run_eval(cfg: EvalConfig, *, scorer: Any = None, show_progress_bar: bool | N
             outputs disagree (an output deleted or shortened since).
         BlockingIOError: Another run holds ``output_dir``.
     """
+    check_id_field(cfg)  # before anything is written
     out = cfg.output_dir
     out.mkdir(parents=True, exist_ok=True)
     with _output_dir_lock(out):
@@ -996,37 +1012,39 @@ def _output_dir_lock(out: Path) -> Iterator[None]:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
-def check_id_field(cfg: EvalConfig, *, explicit: bool = True) -> None:
-    """Refuse an id field that the first row read lacks (every row would get a made-up id).
+def check_id_field(cfg: EvalConfig) -> None:
+    """Refuse a required id field that the first row read lacks.
 
-    Args:
-        cfg: The run's configuration; nothing is checked when ``cfg.fields.id`` is unset.
-        explicit: The field was chosen (``--id-field``, a preset); ``False``: the default
-            ``"id"``, which rows may lack (their id is then ``FILE:LINE``), so nothing is checked.
+    Every row would get a made-up id. The field is required when ``cfg.require_id`` or when
+    it is not the default ``"id"``.
 
     Raises:
         ValueError: The first row that parses lacks the field; the message names its fields.
     """
     name = cfg.fields.id
-    if not name or not explicit:
+    if not name or not (cfg.require_id or name != FieldMap().id):
         return
-    rows = _all_rows(cfg)
-    try:
-        first = next((r for r in rows if r.record is not None), None)
-    finally:
-        rows.close()
-    if first is not None and first.record is not None and name not in first.record:
+    first = _first_record(cfg)
+    if first is not None and name not in first.record:
         names = ", ".join(repr(k) for k in first.record)
         raise ValueError(f"id field {name!r} (--id-field, FieldMap.id) is not in the first row, "
                          f"{first.source}:{first.line}, whose fields are {names}: name one of "
                          f"them, or leave the id field out to number rows FILE:LINE")
 
 
+def _first_record(cfg: EvalConfig) -> RawRow | None:
+    """The first input row that parses (its ``record`` is set), or ``None``."""
+    rows = _all_rows(cfg)
+    try:
+        return next((r for r in rows if r.record is not None), None)
+    finally:
+        rows.close()
+
+
 def _run_eval(cfg: EvalConfig, scorer: Any, show_progress_bar: bool | None
               ) -> dict[str, Any]:
     """:func:`run_eval` once ``output_dir`` is locked."""
     out = cfg.output_dir
-    check_id_field(cfg, explicit=cfg.fields.id != FieldMap().id)
     pred_path, err_path, state_path = (out / "predictions.jsonl", out / "errors.jsonl",
                                        out / "state.json")
     threshold, threshold_source = resolve_threshold(cfg)
@@ -1099,9 +1117,9 @@ def _no_usable_row_message(cfg: EvalConfig, err_path: Path, n_errors: int) -> st
     msg = (f"no input row could be used: all {n_errors} are in {str(err_path)!r}; the first, "
            f"{first['source']}:{first['line']}: {first['reason']}")
     if str(first["reason"]).startswith("missing "):
-        found = next((r.record for r in _all_rows(cfg) if r.record is not None), None)
+        found = _first_record(cfg)
         if found is not None:
-            names = ", ".join(repr(k) for k in found)
+            names = ", ".join(repr(k) for k in found.record)
             msg += (f"; the rows have the fields {names}: choose them with --claim-field, "
                     f"--evidence-field, --label-field (FieldMap)")
     return msg

@@ -101,7 +101,6 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         SPLIT_FIELDS,
         EvalConfig,
         FieldMap,
-        check_id_field,
         resolve_preset_inputs,
         run_eval,
         write_preset_split,
@@ -143,9 +142,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                      ray_gpus_per_actor=args.ray_gpus_per_actor, limit=args.limit,
                      plots=not args.no_plots,
                      threshold=None if args.threshold == "auto" else args.threshold,
-                     preset=args.preset)
-    if args.id_field:  # named explicitly, even as the default 'id': the rows must have it
-        check_id_field(cfg)
+                     preset=args.preset,
+                     # named, even as the default 'id', or by a preset: the rows must have it
+                     require_id=bool(args.id_field) or args.preset is not None)
     print(f"fields: claim={fields.claim} evidence={fields.evidence} label={fields.label} "
           f"id={fields.id}; label scheme {scheme}: {', '.join(CLASSES[scheme])}",
           file=sys.stderr)

@@ -14,10 +14,6 @@ from verifier.types import Passage
 
 logger = logging.getLogger(__name__)
 
-_JSON_TYPES: dict[type, str] = {str: "a string", bool: "a boolean", int: "a number",
-                                float: "a number", list: "an array", type(None): "null"}
-
-
 def load_documents(path: Path) -> list[Passage]:
     """Read documents from a folder of .txt/.md files or a .jsonl file.
 
@@ -38,29 +34,22 @@ def load_documents(path: Path) -> list[Passage]:
                 if text.strip():
                     docs.append(Passage(text, str(f.relative_to(path))))
     elif path.is_file() and path.suffix.lower() == ".jsonl":
-        with path.open("rb") as fh:
-            for n, raw in enumerate(fh, start=1):
-                try:
-                    line = raw.decode("utf-8-sig" if n == 1 else "utf-8")
-                except UnicodeDecodeError as exc:
-                    raise ValueError(f"{path}:{n}: not UTF-8 text ({exc})") from exc
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ValueError(f"{path}:{n}: not a document line ({exc})") from exc
-                if not isinstance(rec, dict):
-                    raise ValueError(f"{path}:{n}: a JSON object is needed, got "
-                                     f"{_JSON_TYPES.get(type(rec), type(rec).__name__)}")
-                try:
-                    sid = rec.get("source_id") or rec.get("id")
-                    if sid is None:  # a line without an id: named by its place
-                        sid = f"{path.name}:{n}"
-                    meta = {k: v for k, v in rec.items() if k not in ("text", "id", "source_id")}
-                    docs.append(Passage(rec["text"], str(sid), meta))
-                except (KeyError, ValueError, TypeError) as exc:
-                    raise ValueError(f"{path}:{n}: not a document line ({exc})") from exc
+        from verifier.batch import read_rows  # the batch reader: UTF-8, JSON, objects
+
+        for row in read_rows(path):
+            n, rec = row.line, row.record
+            if row.error == "empty line":
+                continue
+            if rec is None:
+                raise ValueError(f"{path}:{n}: not a document line: {row.error}")
+            try:
+                sid = rec.get("source_id") or rec.get("id")
+                if sid is None:  # a line without an id: named by its place
+                    sid = f"{path.name}:{n}"
+                meta = {k: v for k, v in rec.items() if k not in ("text", "id", "source_id")}
+                docs.append(Passage(rec["text"], str(sid), meta))
+            except (KeyError, ValueError, TypeError) as exc:
+                raise ValueError(f"{path}:{n}: not a document line ({exc})") from exc
     else:
         raise ValueError(f"DOCS must be a folder of .txt/.md files or a .jsonl file, got "
                          f"{str(path)!r}")

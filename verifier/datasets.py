@@ -42,6 +42,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from verifier.text import csv_unescaped
+
 Split = Literal["train", "eval"]
 
 #: Presets whose ``train`` split the embedded NLI model was trained on
@@ -153,29 +155,11 @@ def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
 
 _FEVER_TOKENS = re.compile(r"-[lr][rsc]b-")
 _ALNUM = re.compile(r"[^a-z0-9]+")
-#: A text stored as a CSV field: wrapped in double quotes, the ones inside doubled.
-_CSV_ESCAPED = re.compile(r'"((?:[^"]|"")*)"')
 
 
 def _fever_key(text: str) -> str:
     """A FEVER sentence or claim reduced to lower-case letters and digits (``-LRB-`` dropped)."""
     return _ALNUM.sub("", _FEVER_TOKENS.sub("", text.lower()))
-
-
-def _csv_unescaped(text: str) -> str:
-    """``text`` without its CSV escaping when it is a whole escaped field, else unchanged.
-
-    92 claims of the FEVER dev file are stored as CSV fields; the others, like every
-    evidence text, are plain.
-
-    Example:
-        >>> print(_csv_unescaped('"His nickname is not ""Champ""."'))
-        His nickname is not "Champ".
-        >>> print(_csv_unescaped('He said "no" twice.'))
-        He said "no" twice.
-    """
-    m = _CSV_ESCAPED.fullmatch(text)
-    return m.group(1).replace('""', '"') if m and '""' in m.group(1) else text
 
 
 def _fever_sentences(evidence: str) -> list[str]:
@@ -206,6 +190,8 @@ def _fever(root: Path) -> Iterator[Example]:
     from the same Wikipedia sentences never straddle the split; a group goes to ``train`` when
     the md5 bucket of its smallest sentence is >= 50, unless one of its claims or sentences
     appears in FEVER-Symmetric (built from FEVER dev claims), which keeps it in ``eval``.
+    92 claims of the file are stored as CSV fields (``"... ""Champ""."``): they are unescaped
+    (:func:`verifier.text.csv_unescaped`); the split reads letters and digits only.
     """
     rows = list(_jsonl(root / "fever-dev" / "fever_dev_rte_claim_evidence.jsonl"))
     parent: dict[str, str] = {}
@@ -228,7 +214,7 @@ def _fever(root: Path) -> Iterator[Example]:
     for r, ss in zip(rows, sents, strict=True):
         group = find(ss[0])
         split: Split = "train" if group not in linked and hash_bucket(group) >= 50 else "eval"
-        yield Example(str(r["idx"]), _csv_unescaped(r["claim"]), r["evidence"],
+        yield Example(str(r["idx"]), csv_unescaped(r["claim"]), r["evidence"],
                       normalise_label(r["label"]), "fever", split, {"group": group})
 
 

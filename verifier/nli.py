@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import logging
+import operator
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -46,6 +47,7 @@ from verifier.embedded import (
 from verifier.errors import LabelMappingError, ModelLoadError
 from verifier.registry import register
 from verifier.text import sentence_spans, trimmed_sentence_spans
+from verifier.types import _check_span
 
 logger = logging.getLogger(__name__)
 
@@ -456,13 +458,11 @@ class ChunkScores:
             raise ValueError(f"best_chunk must index a chunk, got {self.best_chunk!r}")
         _check_rows("probabilities", probs)
         _check_rows("chunk_probabilities", chunks)
-        _check_spans("chunk_spans", self.chunk_spans)
         probs.setflags(write=False)
         chunks.setflags(write=False)
         object.__setattr__(self, "probabilities", probs)
         object.__setattr__(self, "chunk_probabilities", chunks)
-        object.__setattr__(self, "chunk_spans",
-                           tuple((int(s), int(e)) for s, e in self.chunk_spans))
+        object.__setattr__(self, "chunk_spans", _spans("chunk_spans", self.chunk_spans))
         object.__setattr__(self, "best_chunk", int(self.best_chunk))
 
     def to_dict(self) -> dict[str, Any]:
@@ -519,11 +519,9 @@ class SentenceScores:
         if bad:
             raise TypeError(f"sentences must hold ChunkScores, got {bad[0]}")
         _check_rows("probabilities", probs)
-        _check_spans("sentence_spans", self.sentence_spans)
         probs.setflags(write=False)
         object.__setattr__(self, "probabilities", probs)
-        object.__setattr__(self, "sentence_spans",
-                           tuple((int(s), int(e)) for s, e in self.sentence_spans))
+        object.__setattr__(self, "sentence_spans", _spans("sentence_spans", self.sentence_spans))
         object.__setattr__(self, "sentences", tuple(self.sentences))
 
     def to_dict(self) -> dict[str, Any]:
@@ -546,11 +544,19 @@ def _check_rows(name: str, rows: np.ndarray) -> None:
         raise ValueError(f"{name} must be finite probabilities in [0, 1], got {rows.tolist()}")
 
 
-def _check_spans(name: str, spans: Sequence[tuple[int, int]]) -> None:
-    for s, e in spans:
-        if isinstance(s, bool) or isinstance(e, bool) or not 0 <= s <= e:
-            raise ValueError(f"{name} must hold (start, end) with 0 <= start <= end, got "
-                             f"{(s, e)!r}")
+def _spans(name: str, spans: Sequence[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """``spans`` as Python ints (numpy ints too), each checked as a ``verifier.types`` span."""
+    out = []
+    for k, (s, e) in enumerate(spans):
+        item = f"{name}[{k}]"
+        if isinstance(s, bool) or isinstance(e, bool):
+            raise TypeError(f"{item} offsets must be ints, got {(s, e)!r}")
+        try:
+            pair = (operator.index(s), operator.index(e))
+        except TypeError:
+            raise TypeError(f"{item} offsets must be ints, got {(s, e)!r}") from None
+        out.append(_check_span(item, pair))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -823,12 +829,12 @@ class NLIDetector:
                     "at most %d premise tokens", path, device, dtype, label_map.kind,
                     window, self._loaded.chunk_tokens)
 
-    def _window_of(self, config: Any, model: Any = None) -> int:
+    def _window_of(self, config: Any, model: Any) -> int:
         """Longest input: ``max_length`` capped by the model's absolute positions.
 
         RoBERTa-style models number positions from ``padding_idx + 1``, which their position
-        embedding declares (read from the loaded model; a list of model types stands in when
-        none is given).
+        embedding declares (read from the loaded model; for a model whose embedding module
+        is not found there, a list of such model types stands in).
         """
         limit = getattr(config, "max_position_embeddings", None)
         if not isinstance(limit, int) or limit <= 2:

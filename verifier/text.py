@@ -9,6 +9,26 @@ import re
 _SENT_END = re.compile(r"[.!?][\"')\]”’»]*\s+|[。！？][\"')\]」』”’]*\s*|\n\s*\n|\n")
 
 
+#: A text stored as a CSV field: wrapped in double quotes, the ones inside doubled (a full
+#: stop may follow the closing quote).
+_CSV_FIELD = re.compile(r'"(?P<body>(?:[^"]|"")*)"(?P<tail>\.?)')
+
+
+def csv_unescaped(text: str) -> str:
+    """``text`` without its CSV escaping when it is a whole escaped field, else unchanged.
+
+    Example:
+        >>> print(csv_unescaped('"His nickname is not ""Champ""."'))
+        His nickname is not "Champ".
+        >>> print(csv_unescaped('He said "no" twice.'))
+        He said "no" twice.
+    """
+    m = _CSV_FIELD.fullmatch(text)
+    if m is None or '""' not in m.group("body"):
+        return text
+    return m.group("body").replace('""', '"') + m.group("tail")
+
+
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """Split ``text`` into sentence spans that tile it completely (trailing whitespace kept).
 

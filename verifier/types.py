@@ -61,8 +61,9 @@ def _check_text(name: str, value: Any) -> str:
     return value
 
 
-def _check_keys(cls: type, data: dict[str, Any], known: set[str]) -> None:
-    unknown = set(data) - known
+def _check_keys(cls: type, data: dict[str, Any]) -> None:
+    """Raise ``ValueError`` when ``data`` has keys that are not fields of ``cls``."""
+    unknown = set(data) - {f.name for f in fields(cls)}
     if unknown:
         raise ValueError(f"unknown field(s) for {cls.__name__}: {sorted(unknown)}")
 
@@ -83,10 +84,7 @@ class _Serialisable:
     @classmethod
     def from_dict(cls: type[T], data: dict[str, Any]) -> T:
         """Build an instance from :meth:`to_dict` output; unknown keys are an error."""
-        names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
-        unknown = set(data) - names
-        if unknown:
-            raise ValueError(f"unknown field(s) for {cls.__name__}: {sorted(unknown)}")
+        _check_keys(cls, data)
         return cls(**data)
 
 
@@ -296,7 +294,7 @@ class ClaimEvidence(_Serialisable):
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ClaimEvidence:
         """Inverse of :meth:`to_dict`; unknown keys are an error."""
-        _check_keys(cls, data, {"claim", "evidence"})
+        _check_keys(cls, data)
         return cls(
             claim=Claim.from_dict(data["claim"]),
             evidence=tuple(Evidence.from_dict(e) for e in data.get("evidence", [])),
@@ -350,7 +348,7 @@ class ClaimVerdict(_Serialisable):
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ClaimVerdict:
         """Inverse of :meth:`to_dict`; unknown keys are an error."""
-        _check_keys(cls, data, {"claim", "status", "probabilities", "evidence", "scores"})
+        _check_keys(cls, data)
         return cls(
             claim=Claim.from_dict(data["claim"]),
             status=Status(data["status"]),

@@ -7,12 +7,12 @@ pipeline rows) and prints its macro-F1 per training set, 5-fold cross-validated 
 grouped by evidence (``verifier.training.fold_of``; the mean over sets as in
 ``train_meta.py``), with the standard error over the five folds, and, for the best setting
 and each setting one option away from the recipe, its difference from the recipe fold by
-fold (mean and standard error). Stage two's estimator is fixed (``--refute-estimator``, the
-shipped ensemble's; ``train_meta.py`` chooses it by the same CV and logs both). Eval splits
-are never read.
+fold (mean and standard error). Stage two's estimator is fixed (``--refute-estimator``, by
+default the recipe's, logistic, as the shipped classifiers; ``train_meta.py --refute-estimator
+auto`` chooses it by the same CV and logs both). Eval splits are never read.
 
     python models/recipes/sweep_meta.py [--cache DIR] [--limits 800 0]
-        [--refute-estimator boosting|logistic]
+        [--refute-estimator logistic|boosting]
 
 ``--cache``: ``train_meta.py``'s feature cache folder (with ``--limits 0`` it needs every
 labelled train row: ~25 minutes on a 2-core CPU where they are missing). Writes
@@ -29,7 +29,14 @@ import time
 from pathlib import Path
 
 import numpy as np
-from train_meta import GROUPS, RECIPE, cv_folds, features_for, training_rows
+from train_meta import (
+    GROUPS,
+    RECIPE,
+    REFUTE_ESTIMATORS,
+    cv_folds,
+    features_for,
+    training_rows,
+)
 
 from verifier.training import feature_array, fold_of
 from verifier.verify import Verifier
@@ -52,9 +59,10 @@ def main() -> None:
     ap.add_argument("--limits", type=int, nargs="+", default=[800],
                     help="rows per data set to try (0: all)")
     ap.add_argument("--out", type=Path, default=HERE / "meta_sweep.json")
-    ap.add_argument("--refute-estimator", default="boosting", choices=["boosting", "logistic"],
-                    help="stage two's estimator in every run (default: the shipped ensemble's, "
-                    "models/meta/training_log.json)")
+    ap.add_argument("--refute-estimator", default=RECIPE["refute_estimator"],
+                    choices=REFUTE_ESTIMATORS,
+                    help="stage two's estimator in every run (default: the recipe's, which "
+                    "the shipped classifiers use)")
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     t0 = time.perf_counter()

@@ -187,11 +187,12 @@ def cmd_train(args) -> None:
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_factor)
     step, t_start = 0, time.time()
     history = []
+    token_types = uses_token_types(tok, args)
     for epoch in range(args.epochs):
         model.train()
         run_loss, n_loss = 0.0, 0
         for b in bucket_batches(lengths, args.batch_size, rng, shuffle=True):
-            batch = collate(tok, [ids_all[i] for i in b], device, uses_token_types(tok, args))
+            batch = collate(tok, [ids_all[i] for i in b], device, token_types)
             bl = lab[b].to(device)
             with torch.autocast(device_type=device.split(":")[0], dtype=amp_dtype,
                                 enabled=amp_dtype is not None):
