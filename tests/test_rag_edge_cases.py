@@ -130,10 +130,18 @@ def test_generation_hf_accepts_numpy_numbers() -> None:
     ({"timeout": float("nan")}, "timeout must be > 0 and finite, got nan"),
     ({"timeout": float("inf")}, "timeout must be > 0 and finite, got inf"),
     ({"temperature": float("nan")}, "temperature must be >= 0 and finite, got nan"),
+    ({"seed": "abc"}, "seed must be an int or None, got 'abc'"),
+    ({"seed": True}, "seed must be an int or None, got True"),
 ])
 def test_generation_openai_rejects_bad_settings(kwargs, match) -> None:
     with pytest.raises(ValueError, match=match):
         OpenAICompatibleGenerator("m", **kwargs)
+
+
+def test_generation_openai_seed_is_a_python_int() -> None:
+    # a numpy seed would not serialise into the JSON request body
+    g = OpenAICompatibleGenerator("m", seed=np.int64(3))
+    assert g.seed == 3 and type(g.seed) is int
 
 
 def test_pipeline_rejects_bool_top_k() -> None:
