@@ -32,6 +32,7 @@ import time
 from _common import write_result
 
 from verifier.datasets import data_root
+from verifier.text import csv_unescaped
 
 #: FEVER's tokenised sentences end with " ." (or " ?", " !"); the next starts after a space.
 _FEVER_SENT_END = re.compile(r"(?<= [.?!])\s+")
@@ -54,7 +55,7 @@ def build_corpus(n_passages: int, seed: int = 0) -> tuple[list[tuple[str, str]],
     for r in rows:
         sents = fever_sentences(r["evidence"])
         ids = {sent_id.setdefault(s, f"fever{len(sent_id)}") for s in sents}
-        claims.append(r["claim"])
+        claims.append(csv_unescaped(r["claim"]))  # as verifier.datasets loads it
         gold.append(ids)
     n_fever = len(sent_id)
     distractors: list[str] = []

@@ -46,7 +46,7 @@ from verifier.embedded import (
 )
 from verifier.errors import LabelMappingError, ModelLoadError
 from verifier.registry import register
-from verifier.text import sentence_spans, trimmed_sentence_spans
+from verifier.text import abbreviation_stop, sentence_spans, trimmed_sentence_spans
 from verifier.types import _check_span
 
 logger = logging.getLogger(__name__)
@@ -264,33 +264,14 @@ def supports_decision(probs: np.ndarray) -> np.ndarray:
 #: A hypothesis sentence of fewer words is joined to its neighbour.
 MIN_SENTENCE_WORDS = 3
 
-#: Words that end with a full stop without ending a sentence (compared lower-case, without
-#: the stop); initials ("S.") and dotted abbreviations ("F.C.", "U.S.") are caught by rule.
-ABBREVIATIONS = frozenset(
-    "mr mrs ms dr st jr sr prof rev gen col lt sgt capt gov sen rep pres mt ft inc ltd co "
-    "corp bros no nos vs etc al approx dept est fig vol ed eds jan feb mar apr jun jul aug "
-    "sep sept oct nov dec e.g i.e".split())
-
-
-def _ends_in_abbreviation(piece: str, after: str = "") -> bool:
-    words = piece.split()
-    if not piece.endswith(".") or not words:
-        return False
-    # "F.C ." (a tokenised stop): the word before the detached stop
-    last = words[-2] if words[-1] == "." and len(words) > 1 else words[-1][:-1]
-    last = last.lstrip("(\"'").lower()
-    if last in ("no", "nos"):  # "No. 5", but "The court said no. The law ..."
-        return after[:1].isdigit()
-    return (len(last) == 1 and last.isalpha()) or "." in last or last in ABBREVIATIONS
-
-
 def hypothesis_sentences(text: str) -> list[tuple[int, int]]:
     """Sentence spans of a hypothesis, for scoring it sentence by sentence.
 
     Trimmed sentence spans (:func:`verifier.text.trimmed_sentence_spans`), joined again where
-    the split was not a sentence end: after an abbreviation (:data:`ABBREVIATIONS`), an
-    initial ("Albert S. Ruddy") or a dotted abbreviation ("West Ham United F.C. is"). Case
-    is not read (summaries are often lower-cased). A piece of fewer than
+    the split was not a sentence end (:func:`verifier.text.abbreviation_stop`): after an
+    abbreviation, an initial ("Albert S. Ruddy") or a dotted abbreviation ("West Ham United
+    F.C. is"). Case is not read (summaries are often lower-cased): "inc." joins here even
+    before a capital. A piece of fewer than
     :data:`MIN_SENTENCE_WORDS` words is joined to the sentence before it (to the next one
     when it comes first), so "No." never stands alone.
 
@@ -304,7 +285,7 @@ def hypothesis_sentences(text: str) -> list[tuple[int, int]]:
     for s, e in pieces:
         if merged:
             prev = text[merged[-1][0]:merged[-1][1]]
-            if _ends_in_abbreviation(prev, text[s:e]):
+            if abbreviation_stop(prev, text[s:e], read_case=False):
                 merged[-1][1] = e
                 continue
         merged.append([s, e])

@@ -29,8 +29,56 @@ def csv_unescaped(text: str) -> str:
     return m.group("body").replace('""', '"') + m.group("tail")
 
 
+#: Words whose full stop never ends a sentence: titles and such (compared lower-case,
+#: without the stop).
+NEVER_FINAL_ABBREVIATIONS = frozenset(
+    "mr mrs ms dr st prof rev gen col lt sgt capt gov sen rep pres mt ft vs approx dept fig "
+    "vol ed eds".split())
+#: Words whose full stop ends a sentence only before a capital letter ("Apple Inc. The firm").
+SOMETIMES_FINAL_ABBREVIATIONS = frozenset(
+    "jr sr inc ltd co corp bros etc al est jan feb mar apr jun jul aug sep sept oct nov "
+    "dec".split())
+
+
+def abbreviation_stop(before: str, after: str, *, read_case: bool = True) -> bool:
+    """Whether the full stop that ends ``before`` belongs to an abbreviation, not a sentence.
+
+    ``after`` is the text that follows. Initials ("J. R. R. Tolkien"), dotted abbreviations
+    ("U.S.", "D.C.", "F.C.", "e.g.") and titles ("Dr.", "St.") never end a sentence here;
+    "No." does before a number only; "Inc.", "Jr.", "etc." and month names do before a
+    capital letter (with ``read_case``; without it, for lower-cased text, never). A stop
+    detached by tokenisation ("U.S. .") reads the word before it.
+
+    Example:
+        >>> abbreviation_stop("written by J.", "R. R. Tolkien")
+        True
+        >>> abbreviation_stop("Apple Inc.", "The firm grew.")
+        False
+        >>> abbreviation_stop("The court said no.", "The law stands.")
+        False
+    """
+    words = before.split()
+    if not before.endswith(".") or not words:
+        return False
+    last = words[-2] if words[-1] == "." and len(words) > 1 else words[-1][:-1]
+    last = last.lstrip("(\"'“‘").lower()
+    if not last:
+        return False
+    nxt = after.lstrip()[:1]
+    if last in ("no", "nos"):  # "No. 5", but "The court said no. The law ..."
+        return nxt.isdigit()
+    if last in SOMETIMES_FINAL_ABBREVIATIONS:
+        return not (read_case and nxt.isupper())
+    return ((len(last) == 1 and last.isalpha()) or "." in last
+            or last in NEVER_FINAL_ABBREVIATIONS)
+
+
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """Split ``text`` into sentence spans that tile it completely (trailing whitespace kept).
+
+    A full stop followed by a space ends a sentence unless it belongs to an abbreviation
+    (:func:`abbreviation_stop`: "J. R. R. Tolkien", "Washington, D.C. is", "Dr. Smith");
+    a line break always ends one.
 
     Example:
         >>> sentence_spans("One. Two!")
@@ -39,13 +87,21 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
         [(0, 6), (6, 12)]
         >>> sentence_spans("He said “we won.” They left.")
         [(0, 18), (18, 28)]
+        >>> t = "It is by J. R. R. Tolkien. Dr. Who met him."
+        >>> [t[a:b] for a, b in sentence_spans(t)]
+        ['It is by J. R. R. Tolkien. ', 'Dr. Who met him.']
     """
     spans, start = [], 0
     for m in _SENT_END.finditer(text):
         end = m.end()
-        if end > start:
-            spans.append((start, end))
-            start = end
+        if end <= start:
+            continue
+        stop = m.group()
+        if (stop[0] == "." and stop[1:].isspace() and "\n" not in stop
+                and abbreviation_stop(text[start:m.start() + 1], text[end:end + 2])):
+            continue
+        spans.append((start, end))
+        start = end
     if start < len(text):
         spans.append((start, len(text)))
     return spans or [(0, len(text))]

@@ -1,0 +1,38 @@
+"""The paired bootstrap behind ``benchmarks/bench_verifier.py``'s margin interval."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from bench_verifier import bootstrap_margin  # noqa: E402
+
+
+def test_equal_predictions_give_a_zero_interval_and_never_ahead() -> None:
+    gold = np.array(["Supported", "Not_Supported"] * 40, dtype=object)
+    pred = np.array(["Supported"] * 80, dtype=object)
+    out = bootstrap_margin({"a": (gold, pred, pred.copy())}, 30)
+    assert (out["low"], out["high"], out["share_not_ahead"]) == (0.0, 0.0, 1.0)
+
+
+def test_interval_brackets_the_margin_and_is_seeded() -> None:
+    rng = np.random.default_rng(1)
+    gold = rng.choice(["S", "N"], 300).astype(object)
+    good = np.where(rng.random(300) < 0.9, gold, np.where(gold == "S", "N", "S")).astype(object)
+    poor = np.where(rng.random(300) < 0.6, gold, np.where(gold == "S", "N", "S")).astype(object)
+    out = bootstrap_margin({"x": (gold, good, poor), "y": (gold, poor, poor)}, 200)
+    assert 0 < out["low"] < out["high"] < 50  # x gains ~30 points, y none: mean ~15
+    assert out["share_not_ahead"] == 0.0
+    assert bootstrap_margin({"x": (gold, good, poor)}, 50) == \
+        bootstrap_margin({"x": (gold, good, poor)}, 50)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, True])
+def test_bad_resamples_are_refused(bad: object) -> None:
+    g = np.array(["S", "N"], dtype=object)
+    with pytest.raises(ValueError, match="resamples"):
+        bootstrap_margin({"x": (g, g, g)}, bad)  # type: ignore[arg-type]

@@ -1,0 +1,64 @@
+"""The shared sentence splitter (``verifier.text.sentence_spans``) and its abbreviations."""
+
+from __future__ import annotations
+
+import pytest
+
+from rag.pairing import split_evidence
+from verifier.nli import hypothesis_sentences
+from verifier.text import abbreviation_stop, sentence_spans, trimmed_sentence_spans
+from verifier.types import Evidence
+
+
+def _sentences(text: str) -> list[str]:
+    return [text[s:e] for s, e in trimmed_sentence_spans(text)]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # initials and dotted abbreviations split names before (a sentence per initial)
+    ("Middle-earth is the setting of J. R. R. Tolkien 's legendarium .",
+     ["Middle-earth is the setting of J. R. R. Tolkien 's legendarium ."]),
+    ("George W. Bush was president. He left.", ["George W. Bush was president.", "He left."]),
+    ("Washington, D.C. is the capital. It is big.",
+     ["Washington, D.C. is the capital.", "It is big."]),
+    ("It topped the U.S. Billboard 200 in 2009.", ["It topped the U.S. Billboard 200 in 2009."]),
+    ("Dr. Smith met Mr. Jones at St. Paul's. They talked.",
+     ["Dr. Smith met Mr. Jones at St. Paul's.", "They talked."]),
+    # "Inc." and the like end a sentence before a capital, not before a lower-case word
+    ("He joined Apple Inc. The firm grew.", ["He joined Apple Inc.", "The firm grew."]),
+    ("Martin Luther King Jr. was born in 1929.", ["Martin Luther King Jr. was born in 1929."]),
+    ("It was ranked No. 5 in the list. The court said no. The law stood.",
+     ["It was ranked No. 5 in the list.", "The court said no.", "The law stood."]),
+    # what always ends a sentence
+    ("Paris is big. Berlin is big.", ["Paris is big.", "Berlin is big."]),
+    ("He said “we won.” They left.", ["He said “we won.”", "They left."]),
+    ("Ask Dr.\nSmith came.", ["Ask Dr.", "Smith came."]),  # a line break
+    ("It rained! Then it stopped? Yes.", ["It rained!", "Then it stopped?", "Yes."]),
+])
+def test_sentence_spans_keep_abbreviations_inside_sentences(text: str,
+                                                            expected: list[str]) -> None:
+    assert _sentences(text) == expected
+    spans = sentence_spans(text)  # still tiles the text
+    assert spans[0][0] == 0 and spans[-1][1] == len(text)
+    assert all(a[1] == b[0] for a, b in zip(spans, spans[1:], strict=False))
+
+
+def test_abbreviation_stop_reads_case_only_when_asked() -> None:
+    assert not abbreviation_stop("He joined Apple Inc.", "The firm")
+    assert abbreviation_stop("he joined apple inc.", "The firm", read_case=False)
+    assert abbreviation_stop("in the U.S. .", "Billboard")  # a stop detached by tokenisation
+    assert not abbreviation_stop("Paris is big .", "Berlin")
+    assert not abbreviation_stop("No stop here", "x")
+    assert not abbreviation_stop(".", "x")
+
+
+def test_evidence_sentences_keep_a_name_with_initials_whole() -> None:
+    doc = "Middle-earth is the setting of much of writer J. R. R. Tolkien 's legendarium ."
+    units = split_evidence([Evidence(doc, "d", (0, len(doc)))])
+    assert [u.content for u in units] == [doc]  # was four: "... J.", "R.", "R.", "Tolkien"
+
+
+def test_hypothesis_sentences_unchanged_for_lower_cased_summaries() -> None:
+    t = "the firm, apple inc. the biggest, grew. it rained all day long."
+    assert [t[s:e] for s, e in hypothesis_sentences(t)] == [
+        "the firm, apple inc. the biggest, grew.", "it rained all day long."]
