@@ -23,6 +23,7 @@ from mitigation.values import (
     find_numbers,
     find_ordinals,
     find_quotes,
+    follows_name_word,
     number_in,
     part_of_name,
 )
@@ -122,7 +123,10 @@ class NumberCheck:
 class DateCheck:
     """Dates in the claim that no evidence date agrees with.
 
-    MEDIUM; HIGH (a contradiction) when the evidence gives exactly one other date.
+    MEDIUM; HIGH (a contradiction) when the evidence gives exactly one other date, unless
+    the claim's date is a bare year inside a name ("Blade Runner 2049", "Euro 1996": see
+    :func:`~mitigation.values.follows_name_word`), which is an identifier, not a date the
+    evidence's one date could correct.
     """
 
     name = "date"
@@ -139,7 +143,13 @@ class DateCheck:
             if d.month is None and not d.decade and any(
                     n.value == d.year and not n.percent for n in ev_numbers):
                 continue  # "2000 delegates" against the evidence's "2,000": a number
-            if ev_dates and len({x.key for x in ev_dates}) == 1:
+            in_name = (d.month is None and not d.decade
+                       and follows_name_word(claim, d.span[0]))
+            if in_name:
+                out.append(Finding(self.name, "date_not_in_evidence", Severity.MEDIUM,
+                                   f"the year {d.text!r}, part of a name, is not in the "
+                                   "evidence", "check the name against a source", d.text))
+            elif ev_dates and len({x.key for x in ev_dates}) == 1:
                 other = ev_dates[0]
                 out.append(Finding(self.name, "value_contradiction", Severity.HIGH,
                                    f"the claim says {d.text}, the evidence {other.text}",

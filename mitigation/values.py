@@ -255,7 +255,34 @@ def find_names(text: str) -> list[str]:
     return out
 
 
-_WORD_BEFORE = re.compile(r"([A-Za-z][\w'’-]*)\s+$")
+_WORD_BEFORE = re.compile(r"(?<![\w'’-])([A-Za-z][\w'’-]*)\s+$")
+#: Sentence-initial words before a number that do not make it part of a name.
+_NOT_NAME_WORDS = _FUNCTION_WORDS | {
+    "During", "Until", "Between", "Through", "Throughout", "Around", "About", "Circa", "Of",
+    "To", "Under", "Over", "Within", "Following", "Including", "Like", "Unlike", "Despite",
+    "Against", "Upon", "Into", "Than", "Then", "Now", "Only", "Nearly", "Almost", "Some",
+    "Approximately", "Roughly", "Exactly", "Each", "Every", "Fiscal", "FY"}
+
+
+def follows_name_word(text: str, start: int) -> bool:
+    """Whether ``text[start:]`` comes right after a capitalised word of a name.
+
+    Not after a sentence-initial function word or preposition ("In", "The", "During"), a
+    possessive ("Rio's"), a word with digits ("Q3", "4Q") or a month.
+
+    Example:
+        >>> t = "Blade Runner 2049 came out in 2017."
+        >>> follows_name_word(t, t.index("2049")), follows_name_word(t, t.index("2017"))
+        (True, False)
+    """
+    m = _WORD_BEFORE.search(text, 0, start)
+    if not m:
+        return False
+    word = m.group(1)
+    # not a possessive ("Rio's 2013 sequel"), a word with digits ("Q3 2020") or a month
+    return (word[0].isupper() and word not in _NOT_NAME_WORDS
+            and not re.search(r"['’]s$|\d", word)
+            and word.lower().rstrip(".") not in _MONTHS)
 
 
 def part_of_name(text: str, n: Number) -> bool:
@@ -274,12 +301,7 @@ def part_of_name(text: str, n: Number) -> bool:
     if n.text[:1].isdigit():
         if n.currency or n.percent or not n.text.isdigit():
             return False
-        m = _WORD_BEFORE.search(text, 0, start)
-        if not m:
-            return False
-        word = m.group(1)
-        return word[0].isupper() and word not in _FUNCTION_WORDS and \
-            word.lower().rstrip(".") not in _MONTHS
+        return follows_name_word(text, start)
     before = text[:start].rstrip()
     return n.text[:1].isupper() and bool(before) and before[-1] not in ".!?:;\"“(—-"
 

@@ -187,10 +187,27 @@ def test_mitigation_number_check_names(claim: str, severity: Severity) -> None:
         # a bare 2000 reads as a year; the evidence's "2,000" is the same number
         ("There were 2000 delegates.", "There were 2,000 delegates.", []),
         ("It opened in 1999.", "There were 2,000 delegates in 2001.", ["value_contradiction"]),
+        # a year inside a name is an identifier: missing, MEDIUM, never "contradicted" by the
+        # evidence's one date (which is about something else)
+        ("Blade Runner 2049 is a sequel.", "It is the sequel to 1982 's Blade Runner .",
+         ["date_not_in_evidence"]),
+        ("Euro 1996 was held in England.", "The tournament was held in 1996.", []),
+        ("In 2049 it is a sequel.", "It is the sequel to the 1982 film.",
+         ["value_contradiction"]),
+        ("The film came out in March 2049.", "It came out in 1982.", ["value_contradiction"]),
+        # what is not a name before a year: a quarter, a possessive, a preposition
+        ("Sales fell in Q3 2019.", "Sales fell in 2020.", ["value_contradiction"]),
+        ("Rio's 2013 sequel is Rio 2.", "Rio 2 came out in 2014.", ["value_contradiction"]),
+        ("During 1927 it was built.", "It was built in 1930.", ["value_contradiction"]),
     ],
 )
 def test_mitigation_date_check(claim, evidence, types) -> None:
     assert [f.type for f in DateCheck().run(claim, [evidence])] == types
+
+
+def test_mitigation_year_in_a_name_is_medium() -> None:
+    (f,) = DateCheck().run("Blade Runner 2049 is a sequel.", ["A sequel to the 1982 film."])
+    assert f.severity == Severity.MEDIUM and f.value == "2049" and "part of a name" in f.message
 
 
 def test_mitigation_entity_and_quote_checks() -> None:
@@ -295,3 +312,12 @@ def test_mitigation_removed_sentence_leaves_no_leading_space(draft: str) -> None
     v = ClaimVerdict(Claim(claim, (s, s + len(claim))), Status.INSUFFICIENT_INFO)
     ans = Mitigator("strict").mitigate(draft, [v])
     assert ans.body == draft[:s] + "The tower is old."
+
+
+def test_mitigation_number_after_a_possessive_or_quarter_is_a_quantity() -> None:
+    # part of a name: MEDIUM; a quantity after "Apple's" or "During": HIGH
+    for claim, severity in (("Pitch Perfect 2 is a film.", Severity.MEDIUM),
+                            ("Apple's 5 stores opened.", Severity.HIGH),
+                            ("During 3 weeks it rained.", Severity.HIGH)):
+        (f,) = NumberCheck().run(claim, ["Nothing here."])
+        assert f.severity == severity, claim
