@@ -129,18 +129,17 @@ SUPPORT_SHIFT: dict[str, float] = {"lenient": -0.1, "balanced": 0.0, "strict": 0
 #: Features computed from the detectors' own (see :func:`derive_features`): log-odds of the
 #: NLI probabilities (a linear model needs them to weigh near-certain rows), NLI x alignment
 #: interactions (entailment counts for more when the evidence covers the claim), log token
-#: counts, and the evidence-length interactions ``x.*_evidence_length`` (entailment log-odds,
-#: claim, bigram and document recall times the log evidence token count): over a long
-#: document, read in chunks, the NLI model decides less and word coverage more than over one
-#: sentence, and a linear model needs these products to weigh them by length.
+#: counts, and ``x.entailment_evidence_length`` (the entailment log-odds times the log
+#: evidence token count): over a long document, read in chunks, the NLI model's entailment
+#: means less than over one sentence, and a linear model needs the product to weigh it by
+#: length.
 DERIVED_FEATURES: tuple[str, ...] = (
     "nli.logit_entailment", "nli.logit_neutral", "nli.logit_contradiction",
     "nli.logit_mean_entailment", "nli.logit_max_contradiction",
     "x.entailment_cosine", "x.entailment_recall", "x.contradiction_recall",
     "x.entailment_multi_sentence",
     "align.log_claim_tokens", "align.log_evidence_tokens",
-    "x.entailment_evidence_length", "x.recall_evidence_length",
-    "x.bigram_recall_evidence_length", "x.doc_recall_evidence_length",
+    "x.entailment_evidence_length",
 )
 
 
@@ -198,11 +197,8 @@ def derive_features(f: dict[str, float]) -> dict[str, float]:
     for name in ("claim_tokens", "evidence_tokens"):
         v = get(f"align.{name}")
         out[f"align.log_{name}"] = math.nan if math.isnan(v) else math.log1p(v)
-    length = out["align.log_evidence_tokens"]
-    out["x.entailment_evidence_length"] = out["nli.logit_entailment"] * length
-    for name in ("recall", "bigram_recall", "doc_recall"):
-        source = "align.claim_recall" if name == "recall" else f"align.{name}"
-        out[f"x.{name}_evidence_length"] = get(source) * length
+    out["x.entailment_evidence_length"] = (out["nli.logit_entailment"]
+                                           * out["align.log_evidence_tokens"])
     return out
 
 
