@@ -46,7 +46,9 @@ def test_sentence_spans_keep_abbreviations_inside_sentences(text: str,
 def test_abbreviation_stop_reads_case_only_when_asked() -> None:
     assert not abbreviation_stop("He joined Apple Inc.", "The firm")
     assert abbreviation_stop("he joined apple inc.", "The firm", read_case=False)
-    assert abbreviation_stop("in the U.S. .", "Billboard")  # a stop detached by tokenisation
+    # a stop detached by tokenisation: the abbreviation's own, or the sentence's end after it
+    assert abbreviation_stop("west ham united f.c .", "is a club", read_case=False)
+    assert not abbreviation_stop("he moved to the U.S. .", "He stayed")
     assert not abbreviation_stop("Paris is big .", "Berlin")
     assert not abbreviation_stop("No stop here", "x")
     assert not abbreviation_stop(".", "x")

@@ -47,7 +47,8 @@ def abbreviation_stop(before: str, after: str, *, read_case: bool = True) -> boo
     ("U.S.", "D.C.", "F.C.", "e.g.") and titles ("Dr.", "St.") never end a sentence here;
     "No." does before a number only; "Inc.", "Jr.", "etc." and month names do before a
     capital letter (with ``read_case``; without it, for lower-cased text, never). A stop
-    detached by tokenisation ("U.S. .") reads the word before it.
+    detached by tokenisation belongs to the word before it when that word has none of its
+    own ("f.c . is"), and ends the sentence when it has ("in the U.S. . He").
 
     Example:
         >>> abbreviation_stop("written by J.", "R. R. Tolkien")
@@ -60,7 +61,12 @@ def abbreviation_stop(before: str, after: str, *, read_case: bool = True) -> boo
     words = before.split()
     if not before.endswith(".") or not words:
         return False
-    last = words[-2] if words[-1] == "." and len(words) > 1 else words[-1][:-1]
+    if words[-1] == "." and len(words) > 1:  # a detached stop
+        if words[-2].endswith("."):
+            return False
+        last = words[-2]
+    else:
+        last = words[-1][:-1]
     last = last.lstrip("(\"'“‘").lower()
     if not last:
         return False
