@@ -178,12 +178,6 @@ def test_derived_features_are_log_odds_and_products_and_keep_missing_values() ->
     one = derive_features({**f, "nli.sentences": 1.0})["x.entailment_multi_sentence"]
     three = derive_features({**f, "nli.sentences": 3.0})["x.entailment_multi_sentence"]
     assert one == 0.0 and three == pytest.approx(math.log(9))
-    # the evidence-length interaction: a product with log1p(evidence tokens), NaN while unknown
-    assert math.isnan(d["x.entailment_evidence_length"])  # align.evidence_tokens missing
-    long = derive_features({**f, "align.evidence_tokens": 99.0})
-    assert long["x.entailment_evidence_length"] == pytest.approx(math.log(9) * math.log(100))
-    assert math.isnan(derive_features({"nli.entailment": math.nan, "align.evidence_tokens": 9.0}
-                                      )["x.entailment_evidence_length"])
 
 
 def test_verdict_scores_carry_the_derived_features() -> None:

@@ -128,18 +128,14 @@ SUPPORT_SHIFT: dict[str, float] = {"lenient": -0.1, "balanced": 0.0, "strict": 0
 
 #: Features computed from the detectors' own (see :func:`derive_features`): log-odds of the
 #: NLI probabilities (a linear model needs them to weigh near-certain rows), NLI x alignment
-#: interactions (entailment counts for more when the evidence covers the claim), log token
-#: counts, and ``x.entailment_evidence_length`` (the entailment log-odds times the log
-#: evidence token count): over a long document, read in chunks, the NLI model's entailment
-#: means less than over one sentence, and a linear model needs the product to weigh it by
-#: length.
+#: interactions (entailment counts for more when the evidence covers the claim), and log
+#: token counts.
 DERIVED_FEATURES: tuple[str, ...] = (
     "nli.logit_entailment", "nli.logit_neutral", "nli.logit_contradiction",
     "nli.logit_mean_entailment", "nli.logit_max_contradiction",
     "x.entailment_cosine", "x.entailment_recall", "x.contradiction_recall",
     "x.entailment_multi_sentence",
     "align.log_claim_tokens", "align.log_evidence_tokens",
-    "x.entailment_evidence_length",
 )
 
 
@@ -197,8 +193,6 @@ def derive_features(f: dict[str, float]) -> dict[str, float]:
     for name in ("claim_tokens", "evidence_tokens"):
         v = get(f"align.{name}")
         out[f"align.log_{name}"] = math.nan if math.isnan(v) else math.log1p(v)
-    out["x.entailment_evidence_length"] = (out["nli.logit_entailment"]
-                                           * out["align.log_evidence_tokens"])
     return out
 
 
