@@ -140,12 +140,10 @@ class DateCheck:
         for d in find_dates(claim):
             if date_in(d, ev_dates):
                 continue
-            if d.month is None and not d.decade and any(
-                    n.value == d.year and not n.percent for n in ev_numbers):
+            bare_year = d.month is None and not d.decade
+            if bare_year and any(n.value == d.year and not n.percent for n in ev_numbers):
                 continue  # "2000 delegates" against the evidence's "2,000": a number
-            in_name = (d.month is None and not d.decade
-                       and follows_name_word(claim, d.span[0]))
-            if in_name:
+            if bare_year and follows_name_word(claim, d.span[0]):
                 out.append(Finding(self.name, "date_not_in_evidence", Severity.MEDIUM,
                                    f"the year {d.text!r}, part of a name, is not in the "
                                    "evidence", "check the name against a source", d.text))

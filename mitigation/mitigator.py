@@ -490,7 +490,6 @@ class Mitigator:
             inside = [i for i in order if s_start <= spans[i][0] < s_end]
             if not inside:
                 continue
-            s_end = max(s_end, max(spans[i][1] for i in inside))
             out.append(gap(draft[pos:s_start]))
             new_sentence, appended, where, hedges = self._rewrite_sentence(
                 draft, s_start, s_end, inside, verdicts, spans, decisions, cite, edits)
@@ -583,7 +582,7 @@ class Mitigator:
 
 def _merge_sentences(sentences: list[tuple[int, int]], spans: list[tuple[int, int]]
                      ) -> list[tuple[int, int]]:
-    """Join the sentences that one span runs across ("Dr. Smith ..." split after "Dr.")."""
+    """Join the sentences that one claim span runs across ("Paris is big. It" + "has ...")."""
     merged: list[tuple[int, int]] = []
     for s, e in sentences:
         if merged and any(a < merged[-1][1] and b > s for a, b in spans):

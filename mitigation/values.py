@@ -279,7 +279,6 @@ def follows_name_word(text: str, start: int) -> bool:
     if not m:
         return False
     word = m.group(1)
-    # not a possessive ("Rio's 2013 sequel"), a word with digits ("Q3 2020") or a month
     return (word[0].isupper() and word not in _NOT_NAME_WORDS
             and not re.search(r"['’]s$|\d", word)
             and word.lower().rstrip(".") not in _MONTHS)

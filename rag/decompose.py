@@ -645,6 +645,8 @@ class LLMDecomposer:
         for si, members in by_sentence.items():
             (s0, s1), words = sents[si], sent_words[si]
             if len(members) > len(words):  # more claims than words: one claim, texts joined
+                logger.warning("LLM decomposer: %d claims for a sentence of %d words; joined "
+                               "into one claim", len(members), len(words))
                 members, joined = members[:1], " ".join(_as_sentence(items[i]) for i in members)
                 texts = {members[0]: joined}
             else:

@@ -36,3 +36,17 @@ def test_bad_resamples_are_refused(bad: object) -> None:
     g = np.array(["S", "N"], dtype=object)
     with pytest.raises(ValueError, match="resamples"):
         bootstrap_margin({"x": (g, g, g)}, bad)  # type: ignore[arg-type]
+
+
+def test_resamples_are_paired() -> None:
+    # a = b but right on 15 rows b gets wrong: every paired resample has a >= b, while the
+    # margin (~4 points) is smaller than either score's own resampling noise
+    rng = np.random.default_rng(2)
+    gold = rng.choice(["S", "N"], 400).astype(object)
+    b = np.where(rng.random(400) < 0.7, gold, np.where(gold == "S", "N", "S")).astype(object)
+    a = b.copy()
+    wrong = np.flatnonzero(a != gold)[:15]
+    a[wrong] = gold[wrong]
+    out = bootstrap_margin({"x": (gold, a, b)}, 200)
+    assert out["low"] > 0 and out["share_not_ahead"] == 0.0
+

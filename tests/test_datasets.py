@@ -230,3 +230,19 @@ def test_sample_examples_filters_before_sampling(tmp_path: Path) -> None:
         assert got == odd
         few = training.sample_examples("fever", "train", 2, where=lambda e: int(e.id) % 2 == 1)
         assert len(few) == 2 and all(e in odd for e in few)
+
+
+def test_preset_written_whole_goes_through_the_loader(tmp_path, monkeypatch) -> None:
+    # `verifier eval --preset fever --split all` reads this file: its claims are unescaped too
+    from verifier.batch import write_preset_split
+
+    root = _fever_root(tmp_path)
+    path = root / "fever-dev" / "fever_dev_rte_claim_evidence.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    rows[0]["claim"] = '"Entity0 is called ""the film"" by critics."'
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    monkeypatch.setenv("NLI_VERIFIER_DATA", str(root))
+    out = write_preset_split("fever", None, tmp_path / "inputs")
+    written = [json.loads(line) for line in out.read_text().splitlines()]
+    assert out.name == "fever_all.jsonl" and len(written) == len(rows)
+    assert written[0]["claim"] == 'Entity0 is called "the film" by critics.'

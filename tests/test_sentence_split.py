@@ -64,3 +64,10 @@ def test_hypothesis_sentences_unchanged_for_lower_cased_summaries() -> None:
     t = "the firm, apple inc. the biggest, grew. it rained all day long."
     assert [t[s:e] for s, e in hypothesis_sentences(t)] == [
         "the firm, apple inc. the biggest, grew.", "it rained all day long."]
+
+
+def test_hypothesis_sentences_keep_their_case_blind_abbreviation_rule() -> None:
+    # the shared splitter ends a sentence after "Inc." before a capital; hypotheses do not
+    t = "He joined Apple Inc. The firm grew large quickly."
+    assert _sentences(t) == ["He joined Apple Inc.", "The firm grew large quickly."]
+    assert [t[s:e] for s, e in hypothesis_sentences(t)] == [t]

@@ -1274,10 +1274,12 @@ def write_plots(metrics: dict[str, Any], out: Path) -> list[Path]:
 SPLIT_FIELDS = FieldMap("claim", "evidence", "label", "id")
 
 
-def write_preset_split(name: str, split: Split, folder: Path) -> Path:
-    """Write one split of a preset as JSONL (``id``, ``claim``, ``evidence``, ``label``, ``meta``).
+def write_preset_split(name: str, split: Split | None, folder: Path) -> Path:
+    """Write one split of a preset (``None``: all of it) as JSONL.
 
-    The file is ``folder / f"{name}_{split}.jsonl"``; it is rewritten only when its content
+    Fields ``id``, ``claim``, ``evidence``, ``label``, ``meta``, as
+    :func:`verifier.datasets.load_preset` reads them. The file is
+    ``folder / f"{name}_{split or 'all'}.jsonl"``; it is rewritten only when its content
     changes, so that a resumed :func:`run_eval` sees the same input (same size and mtime).
     Read it with :data:`SPLIT_FIELDS`.
     """
@@ -1289,7 +1291,7 @@ def write_preset_split(name: str, split: Split, folder: Path) -> Path:
         for e in examples
     )
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}_{split}.jsonl"
+    path = folder / f"{name}_{split or 'all'}.jsonl"
     if not path.is_file() or path.read_text(encoding="utf-8") != text:
         _atomic_write(path, text)
     return path

@@ -113,8 +113,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     base = preset.fields if preset else FieldMap()
     inputs = list(args.inputs)
     if preset is not None and not inputs:
-        if preset.holds_train and args.split != "all":
-            inputs = [write_preset_split(args.preset, "eval", args.output_dir / "inputs")]
+        if preset.holds_train:  # through the loader, which normalises (FEVER's CSV fields)
+            inputs = [write_preset_split(args.preset, None if args.split == "all" else "eval",
+                                         args.output_dir / "inputs")]
             base = SPLIT_FIELDS
         else:
             inputs = resolve_preset_inputs(args.preset)

@@ -251,7 +251,7 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
         except KeyError as e:
             raise ValueError(f"meta-classifier file lacks the field {e.args[0]!r}") from None
         except (TypeError, ValueError) as e:
-            raise ValueError(f"meta-classifier file has a malformed field: {e}") from None
+            raise ValueError(f"meta-classifier file has a malformed field: {e}") from e
         _check_loaded(m)
         return m
 

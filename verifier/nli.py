@@ -270,8 +270,9 @@ def hypothesis_sentences(text: str) -> list[tuple[int, int]]:
     Trimmed sentence spans (:func:`verifier.text.trimmed_sentence_spans`), joined again where
     the split was not a sentence end (:func:`verifier.text.abbreviation_stop`): after an
     abbreviation, an initial ("Albert S. Ruddy") or a dotted abbreviation ("West Ham United
-    F.C. is"). Case is not read (summaries are often lower-cased): "inc." joins here even
-    before a capital. A piece of fewer than
+    F.C. is"). Lower-cased text already splits so; what this join adds is the rule
+    hypotheses had before the shared splitter read case: "Inc.", "Jr.", "etc." and a month
+    join the next piece even before a capital, and across a line break. A piece of fewer than
     :data:`MIN_SENTENCE_WORDS` words is joined to the sentence before it (to the next one
     when it comes first), so "No." never stands alone.
 

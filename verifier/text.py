@@ -46,7 +46,8 @@ def abbreviation_stop(before: str, after: str, *, read_case: bool = True) -> boo
     ``after`` is the text that follows. Initials ("J. R. R. Tolkien"), dotted abbreviations
     ("U.S.", "D.C.", "F.C.", "e.g.") and titles ("Dr.", "St.") never end a sentence here;
     "No." does before a number only; "Inc.", "Jr.", "etc." and month names do before a
-    capital letter (with ``read_case``; without it, for lower-cased text, never). A stop
+    capital letter (with ``read_case``; without it never: the rule claims of several
+    sentences keep, :func:`verifier.nli.hypothesis_sentences`). A stop
     detached by tokenisation belongs to the word before it when that word has none of its
     own ("f.c . is"), and ends the sentence when it has ("in the U.S. . He").
 
