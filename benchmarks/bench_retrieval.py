@@ -31,8 +31,7 @@ import time
 
 from _common import write_result
 
-from verifier.datasets import data_root
-from verifier.text import csv_unescaped
+from verifier.datasets import data_root, load_preset
 
 #: FEVER's tokenised sentences end with " ." (or " ?", " !"); the next starts after a space.
 _FEVER_SENT_END = re.compile(r"(?<= [.?!])\s+")
@@ -48,14 +47,13 @@ def build_corpus(n_passages: int, seed: int = 0) -> tuple[list[tuple[str, str]],
                                                             list[set[str]], dict]:
     """Return ``(passages as (id, text), claims, gold ids per claim, corpus stats)``."""
     root = data_root()
-    rows = [json.loads(line) for line in
-            (root / "fever-dev" / "fever_dev_rte_claim_evidence.jsonl").open(encoding="utf-8")]
+    rows = load_preset("fever", root=root)  # every pair, claims as the loader reads them
     sent_id: dict[str, str] = {}
     claims, gold = [], []
     for r in rows:
-        sents = fever_sentences(r["evidence"])
+        sents = fever_sentences(r.evidence_text)
         ids = {sent_id.setdefault(s, f"fever{len(sent_id)}") for s in sents}
-        claims.append(csv_unescaped(r["claim"]))  # as verifier.datasets loads it
+        claims.append(r.claim)
         gold.append(ids)
     n_fever = len(sent_id)
     distractors: list[str] = []
@@ -76,8 +74,8 @@ def build_corpus(n_passages: int, seed: int = 0) -> tuple[list[tuple[str, str]],
     passages += [(f"wice{k}", s) for k, s in enumerate(distractors)]
     stats = {"passages": len(passages), "fever_sentences": n_fever,
              "wice_distractor_sentences": len(distractors), "claims": len(claims),
-             "labels": {lab: sum(r["label"] == lab for r in rows)
-                        for lab in sorted({r["label"] for r in rows})}}
+             "labels": {lab: sum(r.label == lab for r in rows)
+                        for lab in sorted({r.label for r in rows})}}
     return passages, claims, gold, stats
 
 

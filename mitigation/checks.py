@@ -24,6 +24,7 @@ from mitigation.values import (
     find_ordinals,
     find_quotes,
     follows_name_word,
+    in_title_qualifier,
     number_in,
     part_of_name,
 )
@@ -81,10 +82,12 @@ class NumberCheck:
     """Numbers in the claim that no evidence text gives (HIGH).
 
     With a unit word next to the number, the evidence's value for the same unit is reported
-    as a contradiction. Ordinal words in the evidence count ("season 2" is in "the second
-    season"). A number that is part of a name ("Pitch Perfect 2", "the Hundred Years' War")
-    is an identifier, not a quantity: missing, it is MEDIUM, as a missing name is
-    (:class:`EntityCheck`).
+    as a contradiction, when the pairing is unambiguous: the claim gives one number for that
+    unit and the evidence one value ("100 metres wide" against "330 metres tall and 125
+    metres wide" is not paired with either). Ordinal words in the evidence count ("season 2"
+    is in "the second season"). A number that is part of a name ("Pitch Perfect 2", "the
+    Hundred Years' War", "Game of Thrones (season 7)") is an identifier, not a quantity:
+    missing, it is MEDIUM, as a missing name is (:class:`EntityCheck`).
     """
 
     name = "number"
@@ -96,8 +99,10 @@ class NumberCheck:
         # evidence "1500", which alone reads as a year
         ev_numbers = [n for e in evidence
                       for n in (*find_numbers(e, skip_years=False), *find_ordinals(e))]
+        claim_numbers = find_numbers(claim)
+        claim_units = [_unit_after(claim, n.span[1]) for n in claim_numbers]
         out = []
-        for n in find_numbers(claim):
+        for n, unit in zip(claim_numbers, claim_units, strict=True):
             if number_in(n, ev_numbers):
                 continue
             if part_of_name(claim, n):
@@ -105,10 +110,11 @@ class NumberCheck:
                                    f"the number {n.text!r}, part of a name, is not in the "
                                    "evidence", "check the name against a source", n.text))
                 continue
-            unit = _unit_after(claim, n.span[1])
-            other = next((m for e, ns in found for m in ns
-                          if _unit_after(e, m.span[1]) == unit), None) if unit else None
-            if other is not None:
+            given = [m for e, ns in found for m in ns
+                     if unit and _unit_after(e, m.span[1]) == unit]
+            if (given and claim_units.count(unit) == 1
+                    and all(number_in(m, given[:1]) for m in given)):
+                other = given[0]
                 out.append(Finding(self.name, "value_contradiction", Severity.HIGH,
                                    f"the claim says {n.text} {unit}, the evidence "
                                    f"{other.text} {unit}",
@@ -123,9 +129,11 @@ class NumberCheck:
 class DateCheck:
     """Dates in the claim that no evidence date agrees with.
 
-    MEDIUM; HIGH (a contradiction) when the evidence gives exactly one other date, unless
-    the claim's date is a bare year inside a name ("Blade Runner 2049", "Euro 1996": see
-    :func:`~mitigation.values.follows_name_word`), which is an identifier, not a date the
+    MEDIUM; HIGH (a contradiction) when the claim gives one date and the evidence exactly
+    one other, unless the claim's date is a bare year inside a name ("Blade Runner 2049",
+    "Euro 1996", "The Thin Red Line (1998 film)": see
+    :func:`~mitigation.values.follows_name_word` and
+    :func:`~mitigation.values.in_title_qualifier`), which is an identifier, not a date the
     evidence's one date could correct.
     """
 
@@ -136,18 +144,20 @@ class DateCheck:
         ev_dates = [d for e in evidence for d in find_dates(e)]
         # numbers that cannot be read as years ("2,000", "$2000"; a bare 2000 is a date)
         ev_numbers = [n for e in evidence for n in find_numbers(e)]
+        claim_dates = find_dates(claim)
         out = []
-        for d in find_dates(claim):
+        for d in claim_dates:
             if date_in(d, ev_dates):
                 continue
             bare_year = d.month is None and not d.decade
             if bare_year and any(n.value == d.year and not n.percent for n in ev_numbers):
                 continue  # "2000 delegates" against the evidence's "2,000": a number
-            if bare_year and follows_name_word(claim, d.span[0]):
+            if bare_year and (follows_name_word(claim, d.span[0])
+                              or in_title_qualifier(claim, d.span[0])):
                 out.append(Finding(self.name, "date_not_in_evidence", Severity.MEDIUM,
                                    f"the year {d.text!r}, part of a name, is not in the "
                                    "evidence", "check the name against a source", d.text))
-            elif ev_dates and len({x.key for x in ev_dates}) == 1:
+            elif len(claim_dates) == 1 and len({x.key for x in ev_dates}) == 1:
                 other = ev_dates[0]
                 out.append(Finding(self.name, "value_contradiction", Severity.HIGH,
                                    f"the claim says {d.text}, the evidence {other.text}",

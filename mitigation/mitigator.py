@@ -17,14 +17,11 @@ from typing import Any, Literal
 from mitigation.checks import (
     DEFAULT_CHECKS,
     Check,
-    DateCheck,
     Finding,
-    NumberCheck,
     Severity,
-    _unit_after,
     run_checks,
 )
-from mitigation.values import _FUNCTION_WORDS, find_dates, find_numbers, number_in
+from mitigation.values import _FUNCTION_WORDS, ORDINARY_INITIAL_WORDS
 from verifier.text import strip_span, trimmed_sentence_spans
 from verifier.types import ClaimVerdict, Evidence, Status
 
@@ -40,12 +37,7 @@ _WORD = re.compile(r"[\w'’.,$%-]+")
 _MARKERS = re.compile(r"(?:[ \t]*\[\d+(?:\s*,\s*\d+)*\])+")
 #: Sentence-initial words that a hedge lowercases ("However," -> "however,"). Any other
 #: capitalised first word ("I", "U.S.", "Apple's", "Einstein,") may be a name and stays.
-_LOWER_FIRST = (_FUNCTION_WORDS - {"I"}) | {
-    "According", "Although", "Because", "Despite", "During", "Each", "Every", "Many", "Most",
-    "Some", "Several", "Both", "All", "No", "Not", "Yes", "Our", "My", "Your", "Then", "Thus",
-    "Therefore", "Moreover", "Furthermore", "Today", "Now", "Under", "Over", "Between", "Among",
-    "Through", "Until", "To", "Of", "Only", "Such", "Other", "Another", "Overall", "Once",
-    "Though", "Instead", "Meanwhile", "Later", "Finally", "Unlike", "Like", "So", "Yet"}
+_LOWER_FIRST = ORDINARY_INITIAL_WORDS - {"I"}
 
 
 @dataclass(frozen=True)
@@ -196,33 +188,12 @@ def _token(value: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w)(?<!\d[.,]){re.escape(value)}(?!\w)(?![.,]\d)")
 
 
-def _unambiguous(f: Finding, text: str, evidence: Sequence[str]) -> bool:
-    """Whether a value contradiction cannot have paired the wrong values.
-
-    The checks pair loosely (any claim number before a unit with any evidence number before
-    it; any claim date with the evidence's one date), so the claim must hold exactly one
-    value of that kind (and the evidence one value for the unit).
-    """
-    if f.check == NumberCheck.name:
-        numbers = find_numbers(text)
-        hit = [n for n in numbers if n.text == f.value]
-        unit = _unit_after(text, hit[0].span[1]) if len(hit) == 1 else None
-        if unit is None or sum(_unit_after(text, n.span[1]) == unit for n in numbers) != 1:
-            return False
-        given = [m for e in evidence for m in find_numbers(e) if _unit_after(e, m.span[1]) == unit]
-        return bool(given) and all(number_in(m, given[:1]) for m in given)
-    if f.check == DateCheck.name:
-        return len(find_dates(text)) == 1
-    return True  # another check's pairing is its own
-
-
 def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = ()
              ) -> tuple[str, str, int] | None:
     """:func:`correct_claim`, also telling which evidence text gave the value."""
     for f in findings:
-        if f.type != "value_contradiction" or not f.value or not f.evidence_value or \
-                not _unambiguous(f, text, evidence):
-            continue
+        if f.type != "value_contradiction" or not f.value or not f.evidence_value:
+            continue  # the checks pair a value only when the pairing is unambiguous
         hits = list(_token(f.value).finditer(text))
         if len(hits) != 1:
             continue

@@ -256,12 +256,50 @@ def find_names(text: str) -> list[str]:
 
 
 _WORD_BEFORE = re.compile(r"(?<![\w'’-])([A-Za-z][\w'’-]*)\s+$")
-#: Sentence-initial words before a number that do not make it part of a name.
-_NOT_NAME_WORDS = _FUNCTION_WORDS | {
-    "During", "Until", "Between", "Through", "Throughout", "Around", "About", "Circa", "Of",
-    "To", "Under", "Over", "Within", "Following", "Including", "Like", "Unlike", "Despite",
-    "Against", "Upon", "Into", "Than", "Then", "Now", "Only", "Nearly", "Almost", "Some",
-    "Approximately", "Roughly", "Exactly", "Each", "Every", "Fiscal", "FY"}
+#: Capitalised words that open ordinary sentences (function words, prepositions, adverbs,
+#: quantifiers), not names: a hedge may lowercase them ("However, ..." -> "..., however,
+#: ..."), and a number after one is not part of a name ("During 2019", "About 40").
+ORDINARY_INITIAL_WORDS = frozenset(_FUNCTION_WORDS | {
+    "According", "Although", "Because", "Despite", "During", "Each", "Every", "Many", "Most",
+    "Some", "Several", "Both", "All", "No", "Not", "Yes", "Our", "My", "Your", "Then", "Thus",
+    "Therefore", "Moreover", "Furthermore", "Today", "Now", "Under", "Over", "Between", "Among",
+    "Through", "Until", "To", "Of", "Only", "Such", "Other", "Another", "Overall", "Once",
+    "Though", "Instead", "Meanwhile", "Later", "Finally", "Unlike", "Like", "So", "Yet",
+    "Throughout", "Around", "About", "Circa", "Within", "Following", "Including", "Against",
+    "Upon", "Into", "Than", "Nearly", "Almost", "Approximately", "Roughly", "Exactly",
+    "Fiscal"})
+#: Words before a number that do not make it part of a name ("FY 2020": an acronym, which
+#: a hedge must not lowercase).
+_NOT_NAME_WORDS = ORDINARY_INITIAL_WORDS | {"FY"}
+#: A title's disambiguating qualifier with a number: "Game of Thrones (season 7)", "The Thin
+#: Red Line (1998 film)", "Skins (series 3)".
+_TITLE_QUALIFIER = re.compile(
+    r"\((?:\d{1,4}\s+)?(?:[A-Za-z]+\s+)?(?:season|series|film|movie|album|song|single|novel|"
+    r"book|episode|game|miniseries|musical|play|opera|soundtrack|tour|volume|comics?|"
+    r"magazine|franchise|election|tournament|championship|cup|edition|documentary|sitcom|"
+    r"show)(?:\s+\d{1,4})?\)", re.I)
+
+
+def in_title_qualifier(text: str, start: int) -> bool:
+    """Whether ``text[start:]`` is a number inside a title's qualifier ("X (season 7)").
+
+    The qualifier is a parenthesis right after a capitalised word that holds one number and
+    a kind of work ("season", "film", "TV series", ...): the number names which work, it is
+    not a quantity or date the claim asserts. "(born 1990)" or "(about 40 people)" are not
+    qualifiers.
+
+    Example:
+        >>> t = "Game of Thrones (season 7) aired in (about 7) weeks."
+        >>> in_title_qualifier(t, t.index("7")), in_title_qualifier(t, t.rindex("7"))
+        (True, False)
+    """
+    for m in _TITLE_QUALIFIER.finditer(text):
+        if m.start() < start < m.end():
+            if len(re.findall(r"\d+", m.group(0))) != 1:
+                return False
+            w = _WORD_BEFORE.search(text, 0, m.start())  # the word right before "("
+            return bool(w) and w.group(1)[0].isupper()
+    return False
 
 
 def follows_name_word(text: str, start: int) -> bool:
@@ -288,7 +326,8 @@ def part_of_name(text: str, n: Number) -> bool:
     """Whether number ``n`` of ``text`` is part of a capitalised name, not a quantity.
 
     A bare integer right after a capitalised word ("Pitch Perfect 2", "Apollo 11"; not a
-    sentence-initial function word or a month), or a capitalised number word inside a
+    sentence-initial function word or a month) or in a title's qualifier ("Game of Thrones
+    (season 7)", :func:`in_title_qualifier`), or a capitalised number word inside a
     sentence ("the Hundred Years' War").
 
     Example:
@@ -300,7 +339,7 @@ def part_of_name(text: str, n: Number) -> bool:
     if n.text[:1].isdigit():
         if n.currency or n.percent or not n.text.isdigit():
             return False
-        return follows_name_word(text, start)
+        return follows_name_word(text, start) or in_title_qualifier(text, start)
     before = text[:start].rstrip()
     return n.text[:1].isupper() and bool(before) and before[-1] not in ".!?:;\"“(—-"
 

@@ -246,3 +246,21 @@ def test_preset_written_whole_goes_through_the_loader(tmp_path, monkeypatch) -> 
     written = [json.loads(line) for line in out.read_text().splitlines()]
     assert out.name == "fever_all.jsonl" and len(written) == len(rows)
     assert written[0]["claim"] == 'Entity0 is called "the film" by critics.'
+
+
+def test_preset_reports_a_bad_value_as_such_not_as_a_missing_field(tmp_path) -> None:
+    (tmp_path / "averitec").mkdir()
+    row = {"claim": "Water is wet.", "label": "Supported",
+           "questions": [{"question": "Is water wet?", "answers": [{"answer": "Yes."}]}]}
+    path = tmp_path / "averitec" / "dev.json"
+    path.write_text(json.dumps([row]))
+    (ex,) = load_preset("averitec", root=tmp_path)
+    assert ex.evidence_text == "Is water wet? Yes."
+    # an unknown label is a KeyError of the label mapping, not a missing field
+    path.write_text(json.dumps([{**row, "label": "Mostly True"}]))
+    with pytest.raises(ValueError, match="averitec row 0: unknown label 'Mostly True'"):
+        load_preset("averitec", root=tmp_path)
+    # a nested row's missing field is one
+    path.write_text(json.dumps([{**row, "questions": [{"answers": [{"answer": "Yes."}]}]}]))
+    with pytest.raises(ValueError, match="lacks the field 'question'"):
+        load_preset("averitec", root=tmp_path)

@@ -141,6 +141,14 @@ def test_mitigation_correction_by_alignment_and_scores() -> None:
         ("It seats 100 people.", "It seats one hundred and fifty people.",
          ["value_contradiction"]),
         ("The pole is 5 m long.", "The pole is 5 metres long.", []),  # m: metres
+        # a value is "contradicted" only when the pairing is unambiguous: one claim number
+        # for the unit, one evidence value for it
+        ("The tower is 100 metres wide.", "The tower is 330 metres tall and 125 metres wide.",
+         ["number_not_in_evidence"]),
+        ("It is 300 metres tall and 40 metres wide.", "It is 330 metres tall.",
+         ["number_not_in_evidence", "number_not_in_evidence"]),
+        ("It is 300 metres tall.", "It is 330 metres tall, 330 metres above the river.",
+         ["value_contradiction"]),
     ],
 )
 def test_mitigation_number_check(claim, evidence, types) -> None:
@@ -154,6 +162,12 @@ def test_mitigation_number_check(claim, evidence, types) -> None:
         ("Pitch Perfect 2 centers on a singing group.", Severity.MEDIUM),
         ("The Incredibles 2 will be shown on IMAX.", Severity.MEDIUM),
         ("The Hundred Years' War includes a civil war.", Severity.MEDIUM),
+        # a title's qualifier: "which season", not a quantity
+        ("Game of Thrones (season 7) centers on a singing group.", Severity.MEDIUM),
+        ("The Voice (Season 12) centers on a singing group.", Severity.MEDIUM),
+        ("Skins (series 3) centers on a singing group.", Severity.MEDIUM),
+        ("The group (about 7 members) sang.", Severity.HIGH),
+        ("the group (season 7) sang.", Severity.HIGH),  # not after a name
         # quantities stay HIGH
         ("The group has 2 members.", Severity.HIGH),
         ("In 2 weeks the group sang.", Severity.HIGH),
@@ -199,6 +213,13 @@ def test_mitigation_number_check_names(claim: str, severity: Severity) -> None:
         ("Sales fell in Q3 2019.", "Sales fell in 2020.", ["value_contradiction"]),
         ("Rio's 2013 sequel is Rio 2.", "Rio 2 came out in 2014.", ["value_contradiction"]),
         ("During 1927 it was built.", "It was built in 1930.", ["value_contradiction"]),
+        # a year in a title's qualifier names the work
+        ("The Thin Red Line (1998 film) is a war film.", "It came out in 1999.",
+         ["date_not_in_evidence"]),
+        ("He (born 1961) is an actor.", "He was born in 1960.", ["value_contradiction"]),
+        # two claim dates against the evidence's one: which one it corrects is unknown
+        ("Begun in 1887, it opened in 1890.", "The tower opened in 1889.",
+         ["date_not_in_evidence", "date_not_in_evidence"]),
     ],
 )
 def test_mitigation_date_check(claim, evidence, types) -> None:

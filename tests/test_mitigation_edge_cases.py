@@ -133,7 +133,10 @@ def test_mitigation_adjacent_draft_markers_give_way() -> None:
      ("However, the tower is old.", "however, the tower is old"),
      ("The tower is old.", "the tower is old"),
      ("It's an old tower.", "it's an old tower"),
-     ("Paris is in France.", "Paris is in France")],
+     ("Paris is in France.", "Paris is in France"),
+     # one list of ordinary sentence-initial words with the checks' (values.py)
+     ("Throughout 2019 the tower was open.", "throughout 2019 the tower was open"),
+     ("FY 2020 revenue grew.", "FY 2020 revenue grew")],
 )
 def test_mitigation_hedge_capitalisation(claim: str, hedged: str) -> None:
     ans = Mitigator("balanced").mitigate(claim, [_v(claim, claim, U)])

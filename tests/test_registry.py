@@ -70,3 +70,20 @@ def test_registry_reloading_a_module_registers_its_new_definitions(tmp_path, mon
     finally:
         registry._REGISTRY.pop("test.reload.v1", None)
         sys.modules.pop("reload_me", None)
+
+
+def test_registry_two_local_classes_of_one_name_do_not_replace_each_other() -> None:
+    from verifier import registry
+
+    def make() -> type:
+        class Local:
+            pass
+        return Local
+
+    try:
+        first = registry.register("test.local.v1")(make())
+        with pytest.raises(ValueError, match="already registered"):
+            registry.register("test.local.v1")(make())  # same qualname, another class
+        assert registry.get("test.local.v1") is first
+    finally:
+        registry._REGISTRY.pop("test.local.v1", None)

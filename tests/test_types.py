@@ -101,3 +101,20 @@ def test_verdict_and_claim_evidence_from_dict_reject_unknown_fields() -> None:
     ce = ClaimEvidence(Claim("x"), (Evidence("A fact.", "d"),))
     with pytest.raises(ValueError, match="for ClaimEvidence"):
         ClaimEvidence.from_dict({**ce.to_dict(), "oops": 1})
+
+
+def test_spans_take_numpy_ints_as_python_ints() -> None:
+    import json
+
+    import numpy as np
+
+    from verifier.nli import ChunkScores
+
+    ev = Evidence("A fact.", "d", (np.int64(3), np.int32(10)))
+    assert ev.span == (3, 10) and all(type(x) is int for x in ev.span)
+    json.dumps(ev.to_dict())  # serialisable
+    rows = np.array([[0.7, 0.2, 0.1]])
+    c = ChunkScores(rows[0], list(np.array([[0, 9]])), rows, 0)  # rows of a numpy array
+    assert c.chunk_spans == ((0, 9),) and type(c.chunk_spans[0][0]) is int
+    with pytest.raises(ValueError, match=r"chunk_spans\[0\] must be a \(start, end\) pair"):
+        ChunkScores(rows[0], ((0, 9, 12),), rows, 0)

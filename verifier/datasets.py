@@ -138,6 +138,21 @@ def hash_bucket(key: str, buckets: int = 100) -> int:
     return int(hashlib.md5(key.encode("utf-8")).hexdigest(), 16) % buckets
 
 
+class _MissingField(KeyError):
+    """A data row lacks a field a preset reads (``load_preset`` reports it as such)."""
+
+
+class _Row(dict):  # type: ignore[type-arg]
+    """A data file's row: a missing field raises :class:`_MissingField`, not any KeyError.
+
+    So that ``load_preset`` reports a missing field as one, and a ``KeyError`` of anything
+    else (a label mapping, a bug) as what it is.
+    """
+
+    def __missing__(self, key: str) -> Any:
+        raise _MissingField(key)
+
+
 def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
     with path.open(encoding="utf-8") as fh:
         for n, line in enumerate(fh, start=1):
@@ -150,7 +165,7 @@ def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
                 if not isinstance(row, dict):
                     raise ValueError(f"{path}:{n}: a JSON object is needed, got "
                                      f"{type(row).__name__}")
-                yield row
+                yield _Row(row)
 
 
 _FEVER_TOKENS = re.compile(r"-[lr][rsc]b-")
@@ -229,7 +244,7 @@ def _fever_sym(root: Path) -> Iterator[Example]:
 def _healthver(root: Path) -> Iterator[Example]:
     for split, name in (("train", "dev"), ("eval", "test")):
         with (root / "healthver" / f"healthver_{name}.csv").open(encoding="utf-8") as fh:
-            for r in csv.DictReader(fh):
+            for r in map(_Row, csv.DictReader(fh)):
                 yield Example(f"{name}-{r['id']}", r["claim"], r["evidence"],
                               normalise_label(r["label"]), "healthver", split)  # type: ignore[arg-type]
 
@@ -237,7 +252,7 @@ def _healthver(root: Path) -> Iterator[Example]:
 def _scifact(root: Path) -> Iterator[Example]:
     for split, name in (("train", "train"), ("eval", "dev")):
         with (root / "scifact" / f"{name}.tsv").open(encoding="utf-8") as fh:
-            for r in csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE):
+            for r in map(_Row, csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)):
                 lab = SUPPORTS if r["entailment"] == "entailment" else NOT_SUPPORTED
                 yield Example(f"{name}-{r['index']}", r["sentence2"], r["sentence1"], lab,
                               "scifact", split)  # type: ignore[arg-type]
@@ -260,7 +275,7 @@ def _wice(root: Path) -> Iterator[Example]:
 def _summedits(root: Path) -> Iterator[Example]:
     for path in sorted((root / "summedits").glob("summedits_*.json")):
         domain = path.stem.removeprefix("summedits_")
-        for r in json.loads(path.read_text(encoding="utf-8")):
+        for r in map(_Row, json.loads(path.read_text(encoding="utf-8"))):
             split: Split = "eval" if r["split"] == "test" else "train"
             lab = SUPPORTS if int(r["label"]) == 1 else NOT_SUPPORTED
             yield Example(r["id"], r["summary"], r["doc"], lab, "summedits", split,
@@ -286,11 +301,14 @@ def _averitec(root: Path) -> Iterator[Example]:
     data = json.loads((root / "averitec" / "dev.json").read_text(encoding="utf-8"))
     mapping = {"Supported": SUPPORTS, "Refuted": REFUTES, "Not Enough Evidence": NEI,
                "Conflicting Evidence/Cherrypicking": NEI}
-    for i, r in enumerate(data):
+    for i, r in enumerate(map(_Row, data)):
         answers = [
             f"{q['question']} {a.get('answer', '')}".strip()
-            for q in r.get("questions", []) for a in q.get("answers", [])
+            for q in map(_Row, r.get("questions", [])) for a in q.get("answers", [])
         ]
+        if r["label"] not in mapping:
+            raise ValueError(f"averitec row {i}: unknown label {r['label']!r}; known: "
+                             f"{sorted(mapping)}")
         yield Example(str(i), r["claim"], tuple(answers) or ("",), mapping[r["label"]],
                       "averitec", "eval", {"source_label": r["label"]})
 
@@ -330,7 +348,7 @@ def load_preset(
     root = root or data_root()
     try:
         rows = list(PRESETS[name](root))
-    except KeyError as e:
+    except _MissingField as e:
         raise ValueError(f"preset {name!r}: a row of its files under {str(root)!r} lacks the "
                          f"field {e.args[0]!r}") from None
     return [r for r in rows if split is None or r.split == split]

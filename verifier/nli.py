@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import bisect
 import logging
-import operator
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -527,18 +526,9 @@ def _check_rows(name: str, rows: np.ndarray) -> None:
 
 
 def _spans(name: str, spans: Sequence[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
-    """``spans`` as Python ints (numpy ints too), each checked as a ``verifier.types`` span."""
-    out = []
-    for k, (s, e) in enumerate(spans):
-        item = f"{name}[{k}]"
-        if isinstance(s, bool) or isinstance(e, bool):
-            raise TypeError(f"{item} offsets must be ints, got {(s, e)!r}")
-        try:
-            pair = (operator.index(s), operator.index(e))
-        except TypeError:
-            raise TypeError(f"{item} offsets must be ints, got {(s, e)!r}") from None
-        out.append(_check_span(item, pair))
-    return tuple(out)
+    """``spans`` (rows of a numpy array too), each checked as a ``verifier.types`` span."""
+    return tuple(_check_span(f"{name}[{k}]", tuple(sp) if isinstance(sp, np.ndarray) else sp)
+                 for k, sp in enumerate(spans))
 
 
 @dataclass(frozen=True)

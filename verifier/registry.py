@@ -39,8 +39,14 @@ def register(name: str) -> Callable[[F], F]:
 
 
 def _same_definition(old: Any, new: Any) -> bool:
-    """Whether ``new`` is ``old`` defined again (its module reloaded, e.g. by autoreload)."""
+    """Whether ``new`` is ``old`` defined again (its module reloaded, e.g. by autoreload).
+
+    A class defined inside a function (``f.<locals>.Thing``) is never the same definition:
+    two of them share a name but are different components.
+    """
     key = ("__module__", "__qualname__")
+    if "<locals>" in str(getattr(new, "__qualname__", "")):
+        return False
     return all(getattr(old, k, None) is not None and getattr(old, k, None) == getattr(new, k, None)
                for k in key)
 

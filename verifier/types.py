@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any, TypeVar
@@ -42,12 +43,19 @@ class ClaimType(str, Enum):
 
 
 def _check_span(name: str, span: Any, *, text_len: int | None = None) -> Span:
+    """``span`` as a ``(start, end)`` pair of Python ints (numpy ints too).
+
+    Anything else raises an error that names ``name`` and the value.
+    """
     if not (isinstance(span, (tuple, list)) and len(span) == 2):
         raise ValueError(f"{name} must be a (start, end) pair, got {span!r}")
     start, end = span
-    if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool) \
-            or isinstance(end, bool):
+    if isinstance(start, bool) or isinstance(end, bool):
         raise TypeError(f"{name} offsets must be ints, got {span!r}")
+    try:
+        start, end = operator.index(start), operator.index(end)
+    except TypeError:
+        raise TypeError(f"{name} offsets must be ints, got {span!r}") from None
     if start < 0 or end < start:
         raise ValueError(f"{name} must satisfy 0 <= start <= end, got {span!r}")
     if text_len is not None and end > text_len:
