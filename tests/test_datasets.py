@@ -264,3 +264,11 @@ def test_preset_reports_a_bad_value_as_such_not_as_a_missing_field(tmp_path) -> 
     path.write_text(json.dumps([{**row, "questions": [{"answers": [{"answer": "Yes."}]}]}]))
     with pytest.raises(ValueError, match="lacks the field 'question'"):
         load_preset("averitec", root=tmp_path)
+
+
+def test_averitec_conflicting_label_is_not_enough_info() -> None:
+    from verifier.datasets import NEI, normalise_label
+
+    # the loader and the batch preset read AVeriTeC's fourth label alike (it was an error row
+    # in `verifier eval --preset averitec`)
+    assert normalise_label("Conflicting Evidence/Cherrypicking") == NEI

@@ -69,7 +69,10 @@ LABEL_SYNONYMS: dict[str, str] = {
     ),
     **dict.fromkeys(
         ["not enough info", "not_enough_info", "nei", "not enough evidence", "neutral", "n",
-         "insufficient_info", "insufficient info", "unverifiable"],
+         "insufficient_info", "insufficient info", "unverifiable",
+         # AVeriTeC's fourth label: the evidence neither supports nor refutes the claim as a
+         # whole (load_preset("averitec") and `verifier eval --preset averitec` alike)
+         "conflicting evidence/cherrypicking"],
         NEI,
     ),
     **dict.fromkeys(
@@ -299,17 +302,16 @@ def _anli(root: Path) -> Iterator[Example]:
 
 def _averitec(root: Path) -> Iterator[Example]:
     data = json.loads((root / "averitec" / "dev.json").read_text(encoding="utf-8"))
-    mapping = {"Supported": SUPPORTS, "Refuted": REFUTES, "Not Enough Evidence": NEI,
-               "Conflicting Evidence/Cherrypicking": NEI}
     for i, r in enumerate(map(_Row, data)):
         answers = [
             f"{q['question']} {a.get('answer', '')}".strip()
             for q in map(_Row, r.get("questions", [])) for a in q.get("answers", [])
         ]
-        if r["label"] not in mapping:
-            raise ValueError(f"averitec row {i}: unknown label {r['label']!r}; known: "
-                             f"{sorted(mapping)}")
-        yield Example(str(i), r["claim"], tuple(answers) or ("",), mapping[r["label"]],
+        try:
+            label = normalise_label(r["label"])
+        except ValueError as e:
+            raise ValueError(f"averitec row {i}: {e}") from None
+        yield Example(str(i), r["claim"], tuple(answers) or ("",), label,
                       "averitec", "eval", {"source_label": r["label"]})
 
 
