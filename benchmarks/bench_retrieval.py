@@ -10,7 +10,9 @@ sentences from the web pages of WiCE dev (``wice-dev/entailment_retrieval_claim_
 never gold for a FEVER claim) are added as distractors, a fixed random sample, until the
 corpus holds ``--passages`` passages. Each sentence is one passage (one document).
 
-Queries: the FEVER dev claims (all 13,332 by default, or ``--queries N`` evenly spaced). A
+Queries: the FEVER dev claims (all 13,332 by default, or ``--queries N`` evenly spaced), read
+through ``load_preset("fever")`` as every other benchmark reads them (CSV-escaped claims
+unescaped; the loader needs the FEVER-Symmetric files beside fever-dev, for its split). A
 claim's hit at k = any of its gold sentences among the top k passages.
 
 Each retriever runs in its own fresh process, so its peak RSS is its own (model, corpus,

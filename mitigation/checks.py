@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from mitigation.values import (
+    Date,
     date_in,
     find_dates,
     find_names,
@@ -99,20 +100,22 @@ class NumberCheck:
         # evidence "1500", which alone reads as a year
         ev_numbers = [n for e in evidence
                       for n in (*find_numbers(e, skip_years=False), *find_ordinals(e))]
-        claim_numbers = find_numbers(claim)
-        claim_units = [_unit_after(claim, n.span[1]) for n in claim_numbers]
+        claim_numbers = [(n, _unit_after(claim, n.span[1]), part_of_name(claim, n))
+                         for n in find_numbers(claim)]
+        # units of the quantities the claim asserts (a number in a name is no quantity)
+        quantity_units = [unit for _, unit, named in claim_numbers if not named]
         out = []
-        for n, unit in zip(claim_numbers, claim_units, strict=True):
+        for n, unit, named in claim_numbers:
             if number_in(n, ev_numbers):
                 continue
-            if part_of_name(claim, n):
+            if named:
                 out.append(Finding(self.name, "number_not_in_evidence", Severity.MEDIUM,
                                    f"the number {n.text!r}, part of a name, is not in the "
                                    "evidence", "check the name against a source", n.text))
                 continue
             given = [m for e, ns in found for m in ns
                      if unit and _unit_after(e, m.span[1]) == unit]
-            if (given and claim_units.count(unit) == 1
+            if (given and quantity_units.count(unit) == 1
                     and all(number_in(m, given[:1]) for m in given)):
                 other = given[0]
                 out.append(Finding(self.name, "value_contradiction", Severity.HIGH,
@@ -129,12 +132,13 @@ class NumberCheck:
 class DateCheck:
     """Dates in the claim that no evidence date agrees with.
 
-    MEDIUM; HIGH (a contradiction) when the claim gives one date and the evidence exactly
-    one other, unless the claim's date is a bare year inside a name ("Blade Runner 2049",
-    "Euro 1996", "The Thin Red Line (1998 film)": see
-    :func:`~mitigation.values.follows_name_word` and
+    MEDIUM; HIGH (a contradiction) when the evidence gives exactly one date, unless the
+    claim's date is a bare year inside a name ("Blade Runner 2049", "Euro 1996", "The Thin
+    Red Line (1998 film)": see :func:`~mitigation.values.follows_name_word` and
     :func:`~mitigation.values.in_title_qualifier`), which is an identifier, not a date the
-    evidence's one date could correct.
+    evidence's one date could correct. The evidence's date is offered as the correction only
+    when the claim gives one date (years in names aside): of "begun in 1887, opened in 1890"
+    against "opened in 1889", which one 1889 corrects is unknown.
     """
 
     name = "date"
@@ -144,7 +148,14 @@ class DateCheck:
         ev_dates = [d for e in evidence for d in find_dates(e)]
         # numbers that cannot be read as years ("2,000", "$2000"; a bare 2000 is a date)
         ev_numbers = [n for e in evidence for n in find_numbers(e)]
+
+        def in_name(d: Date) -> bool:
+            return (d.month is None and not d.decade
+                    and (follows_name_word(claim, d.span[0])
+                         or in_title_qualifier(claim, d.span[0])))
+
         claim_dates = find_dates(claim)
+        asserted = sum(not in_name(d) for d in claim_dates)
         out = []
         for d in claim_dates:
             if date_in(d, ev_dates):
@@ -152,16 +163,25 @@ class DateCheck:
             bare_year = d.month is None and not d.decade
             if bare_year and any(n.value == d.year and not n.percent for n in ev_numbers):
                 continue  # "2000 delegates" against the evidence's "2,000": a number
-            if bare_year and (follows_name_word(claim, d.span[0])
-                              or in_title_qualifier(claim, d.span[0])):
+            if in_name(d):
                 out.append(Finding(self.name, "date_not_in_evidence", Severity.MEDIUM,
                                    f"the year {d.text!r}, part of a name, is not in the "
                                    "evidence", "check the name against a source", d.text))
-            elif len(claim_dates) == 1 and len({x.key for x in ev_dates}) == 1:
+            elif len({x.key for x in ev_dates}) == 1:
                 other = ev_dates[0]
-                out.append(Finding(self.name, "value_contradiction", Severity.HIGH,
-                                   f"the claim says {d.text}, the evidence {other.text}",
-                                   f"use the evidence's date: {other.text}", d.text, other.text))
+                # a decade is replaced with its article: "the 1990s" -> "1985"
+                value = (claim[d.span[0] - 4: d.span[1]] if d.decade and
+                         claim[max(0, d.span[0] - 4): d.span[0]].lower() == "the " else d.text)
+                if asserted == 1:
+                    out.append(Finding(self.name, "value_contradiction", Severity.HIGH,
+                                       f"the claim says {d.text}, the evidence {other.text}",
+                                       f"use the evidence's date: {other.text}", value,
+                                       other.text))
+                else:
+                    out.append(Finding(self.name, "value_contradiction", Severity.HIGH,
+                                       f"the claim says {d.text}, the evidence's one date is "
+                                       f"{other.text}", "check the claim's dates against a "
+                                       "source", value))
             else:
                 out.append(Finding(self.name, "date_not_in_evidence", Severity.MEDIUM,
                                    f"the date {d.text!r} is not in the evidence",

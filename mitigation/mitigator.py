@@ -21,7 +21,7 @@ from mitigation.checks import (
     Severity,
     run_checks,
 )
-from mitigation.values import _FUNCTION_WORDS, ORDINARY_INITIAL_WORDS
+from mitigation.values import _FUNCTION_WORDS, SENTENCE_WORDS
 from verifier.text import strip_span, trimmed_sentence_spans
 from verifier.types import ClaimVerdict, Evidence, Status
 
@@ -36,8 +36,13 @@ _WORD = re.compile(r"[\w'’.,$%-]+")
 #: The draft's own ``[n]`` markers right after a claim (they go with the claim's edit).
 _MARKERS = re.compile(r"(?:[ \t]*\[\d+(?:\s*,\s*\d+)*\])+")
 #: Sentence-initial words that a hedge lowercases ("However," -> "however,"). Any other
-#: capitalised first word ("I", "U.S.", "Apple's", "Einstein,") may be a name and stays.
-_LOWER_FIRST = ORDINARY_INITIAL_WORDS - {"I"}
+#: capitalised first word ("I", "U.S.", "Apple's", "Einstein,", "About a Boy") may be a name
+#: and stays. The words shared with the checks' name rule come from ``SENTENCE_WORDS``.
+_LOWER_FIRST = (SENTENCE_WORDS - {"I"}) | {
+    "According", "Although", "Because", "Many", "Most", "Several", "Both", "All", "No", "Not",
+    "Yes", "Our", "My", "Your", "Thus", "Therefore", "Moreover", "Furthermore", "Today",
+    "Among", "Such", "Other", "Another", "Overall", "Once", "Though", "Instead", "Meanwhile",
+    "Later", "Finally", "So", "Yet"}
 
 
 @dataclass(frozen=True)

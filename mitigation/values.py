@@ -256,36 +256,36 @@ def find_names(text: str) -> list[str]:
 
 
 _WORD_BEFORE = re.compile(r"(?<![\w'’-])([A-Za-z][\w'’-]*)\s+$")
-#: Capitalised words that open ordinary sentences (function words, prepositions, adverbs,
-#: quantifiers), not names: a hedge may lowercase them ("However, ..." -> "..., however,
-#: ..."), and a number after one is not part of a name ("During 2019", "About 40").
-ORDINARY_INITIAL_WORDS = frozenset(_FUNCTION_WORDS | {
-    "According", "Although", "Because", "Despite", "During", "Each", "Every", "Many", "Most",
-    "Some", "Several", "Both", "All", "No", "Not", "Yes", "Our", "My", "Your", "Then", "Thus",
-    "Therefore", "Moreover", "Furthermore", "Today", "Now", "Under", "Over", "Between", "Among",
-    "Through", "Until", "To", "Of", "Only", "Such", "Other", "Another", "Overall", "Once",
-    "Though", "Instead", "Meanwhile", "Later", "Finally", "Unlike", "Like", "So", "Yet",
+#: Capitalised words that open ordinary sentences, not names: the function words and the
+#: prepositions and adverbs that both rules below treat alike.
+SENTENCE_WORDS = frozenset(_FUNCTION_WORDS | {
+    "During", "Until", "Between", "Through", "Of", "To", "Under", "Over", "Like", "Unlike",
+    "Despite", "Then", "Now", "Only", "Some", "Each", "Every"})
+#: Words before a number that do not make it part of a name ("During 2019", "About 40", "FY
+#: 2020"). Not the hedge's list (``mitigation.mitigator``): several often begin a title ("About
+#: a Boy", "Into the Wild"), which a hedge must not lowercase; and "All", "Today" or "No" are
+#: left out here, since a number after them may name something ("All 4", "No 10").
+_NOT_NAME_WORDS = SENTENCE_WORDS | {
     "Throughout", "Around", "About", "Circa", "Within", "Following", "Including", "Against",
-    "Upon", "Into", "Than", "Nearly", "Almost", "Approximately", "Roughly", "Exactly",
-    "Fiscal"})
-#: Words before a number that do not make it part of a name ("FY 2020": an acronym, which
-#: a hedge must not lowercase).
-_NOT_NAME_WORDS = ORDINARY_INITIAL_WORDS | {"FY"}
+    "Upon", "Into", "Than", "Nearly", "Almost", "Approximately", "Roughly", "Exactly", "Fiscal",
+    "FY"}
 #: A title's disambiguating qualifier with a number: "Game of Thrones (season 7)", "The Thin
 #: Red Line (1998 film)", "Skins (series 3)".
 _TITLE_QUALIFIER = re.compile(
     r"\((?:\d{1,4}\s+)?(?:[A-Za-z]+\s+)?(?:season|series|film|movie|album|song|single|novel|"
     r"book|episode|game|miniseries|musical|play|opera|soundtrack|tour|volume|comics?|"
-    r"magazine|franchise|election|tournament|championship|cup|edition|documentary|sitcom|"
-    r"show)(?:\s+\d{1,4})?\)", re.I)
+    r"magazine|franchise|documentary|sitcom)(?:\s+\d{1,4})?\)", re.I)
+#: What a title's qualifier follows: a word, or a quoted title's closing quote.
+_TITLE_END = re.compile(r"(?:(?<![\w'’-])([A-Za-z][\w'’-]*)|[\"”’])\s*$")
 
 
 def in_title_qualifier(text: str, start: int) -> bool:
     """Whether ``text[start:]`` is a number inside a title's qualifier ("X (season 7)").
 
-    The qualifier is a parenthesis right after a capitalised word that holds one number and
-    a kind of work ("season", "film", "TV series", ...): the number names which work, it is
-    not a quantity or date the claim asserts. "(born 1990)" or "(about 40 people)" are not
+    The qualifier is a parenthesis right after a capitalised word of a name (not an ordinary
+    sentence word such as "However") or a quoted title, holding one number and a kind of
+    work ("season", "film", "TV series", ...): the number names which work, it is not a
+    quantity or date the claim asserts. "(born 1990)" or "(about 40 people)" are not
     qualifiers.
 
     Example:
@@ -297,8 +297,11 @@ def in_title_qualifier(text: str, start: int) -> bool:
         if m.start() < start < m.end():
             if len(re.findall(r"\d+", m.group(0))) != 1:
                 return False
-            w = _WORD_BEFORE.search(text, 0, m.start())  # the word right before "("
-            return bool(w) and w.group(1)[0].isupper()
+            w = _TITLE_END.search(text, 0, m.start())  # what comes right before "("
+            if not w:
+                return False
+            word = w.group(1)
+            return word is None or (word[0].isupper() and word not in _NOT_NAME_WORDS)
     return False
 
 

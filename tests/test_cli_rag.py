@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from verifier.cli import main
@@ -76,7 +78,7 @@ def test_index_jsonl_line_that_is_not_an_object_exits_2(tmp_path, capsys, line, 
            capsys.readouterr().err
 
 
-def test_read_draft_text_file_stdin_and_errors(tmp_path, monkeypatch, caplog) -> None:
+def test_read_draft_text_file_stdin_and_errors(tmp_path, monkeypatch) -> None:
     import io
 
     long_text = "Paris is the capital of France. " * 20  # 640 bytes: too long for a file name
@@ -90,12 +92,12 @@ def test_read_draft_text_file_stdin_and_errors(tmp_path, monkeypatch, caplog) ->
     with pytest.raises(ValueError, match=rf"--draft '{tmp_path / 'latin1.txt'}': the file is "
                                          rf"not UTF-8 text"):
         read_draft(str(tmp_path / "latin1.txt"))
-    with caplog.at_level("WARNING", logger="verifier.cli_rag"):
-        assert read_draft("drafft.txt") == "drafft.txt"  # a mistyped path: warned, used as text
-        assert read_draft("Paris is in France.") == "Paris is in France."
-    assert [r.getMessage() for r in caplog.records] == [
-        "--draft 'drafft.txt' names no file: it is taken as the draft text itself (a mistyped "
-        "path?)"]
+    # a mistyped path is an error, not a one-word draft
+    for typo in ("drafft.txt", "notes/draft", str(tmp_path / "missing.md")):
+        with pytest.raises(ValueError, match=rf"--draft '{re.escape(typo)}': no such file"):
+            read_draft(typo)
+    assert read_draft("Paris is in France.") == "Paris is in France."
+    assert read_draft("The split was 50/50 in 2019.") == "The split was 50/50 in 2019."
 
 
 def test_ask_and_verify_take_a_long_inline_draft(tmp_path, capsys, monkeypatch) -> None:

@@ -256,7 +256,7 @@ def test_preset_reports_a_bad_value_as_such_not_as_a_missing_field(tmp_path) -> 
     path.write_text(json.dumps([row]))
     (ex,) = load_preset("averitec", root=tmp_path)
     assert ex.evidence_text == "Is water wet? Yes."
-    # an unknown label is a KeyError of the label mapping, not a missing field
+    # an unknown label is named as a label (with its row), not as a missing field
     path.write_text(json.dumps([{**row, "label": "Mostly True"}]))
     with pytest.raises(ValueError, match="averitec row 0: unknown label 'Mostly True'"):
         load_preset("averitec", root=tmp_path)

@@ -168,6 +168,9 @@ def test_mitigation_number_check(claim, evidence, types) -> None:
         ("Skins (series 3) centers on a singing group.", Severity.MEDIUM),
         ("The group (about 7 members) sang.", Severity.HIGH),
         ("the group (season 7) sang.", Severity.HIGH),  # not after a name
+        ("However (season 2) the group sang.", Severity.HIGH),  # nor an ordinary word
+        # a number after a word that may begin a name: "All 4" is a channel
+        ("The show streams on All 4 in Britain.", Severity.MEDIUM),
         # quantities stay HIGH
         ("The group has 2 members.", Severity.HIGH),
         ("In 2 weeks the group sang.", Severity.HIGH),
@@ -217,13 +220,36 @@ def test_mitigation_number_check_names(claim: str, severity: Severity) -> None:
         ("The Thin Red Line (1998 film) is a war film.", "It came out in 1999.",
          ["date_not_in_evidence"]),
         ("He (born 1961) is an actor.", "He was born in 1960.", ["value_contradiction"]),
-        # two claim dates against the evidence's one: which one it corrects is unknown
+        # two claim dates against the evidence's one: contradicted, but which one it
+        # corrects is unknown (no evidence value: see the next test)
         ("Begun in 1887, it opened in 1890.", "The tower opened in 1889.",
-         ["date_not_in_evidence", "date_not_in_evidence"]),
+         ["value_contradiction", "value_contradiction"]),
+        # a year in a name is not a second date: the real one is still corrected
+        ("Blade Runner 2049 came out in 2016.", "The film came out in 2017.",
+         ["date_not_in_evidence", "value_contradiction"]),
+        # a year in a quoted title's qualifier; not in an event's
+        ('Adele\'s "Hello" (2015 song) is a ballad.', "It came out in 2016.",
+         ["date_not_in_evidence"]),
+        ("Clinton (2016 election) is a ballad.", "It came out in 2017.",
+         ["value_contradiction"]),
     ],
 )
 def test_mitigation_date_check(claim, evidence, types) -> None:
     assert [f.type for f in DateCheck().run(claim, [evidence])] == types
+
+
+def test_mitigation_date_correction_needs_one_claim_date() -> None:
+    ev = ["The film came out in 2017."]
+    name, f = DateCheck().run("Blade Runner 2049 came out in 2016.", ev)
+    assert name.severity == Severity.MEDIUM and name.evidence_value is None
+    assert (f.severity, f.value, f.evidence_value) == (Severity.HIGH, "2016", "2017")
+    two = DateCheck().run("Begun in 1887, it opened in 1890.", ["It opened in 1889."])
+    assert [(f.severity, f.evidence_value) for f in two] == [(Severity.HIGH, None)] * 2
+    # a decade is corrected with its article
+    (f,) = DateCheck().run("It was built in the 1990s.", ["It was built in 1985."])
+    assert (f.value, f.evidence_value) == ("the 1990s", "1985")
+    fixed = correct_claim("It was built in the 1990s.", ["It was built in 1985."], [f])
+    assert fixed is not None and fixed[0] == "It was built in 1985."
 
 
 def test_mitigation_year_in_a_name_is_medium() -> None:

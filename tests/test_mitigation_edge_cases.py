@@ -134,8 +134,10 @@ def test_mitigation_adjacent_draft_markers_give_way() -> None:
      ("The tower is old.", "the tower is old"),
      ("It's an old tower.", "it's an old tower"),
      ("Paris is in France.", "Paris is in France"),
-     # one list of ordinary sentence-initial words with the checks' (values.py)
-     ("Throughout 2019 the tower was open.", "throughout 2019 the tower was open"),
+     # words that often begin a title stay (the checks' name rule lists them, not the hedge)
+     ("About a Boy is a 2002 film.", "About a Boy is a 2002 film"),
+     ("Almost Famous is a film.", "Almost Famous is a film"),
+     ("During 2019 the tower was open.", "during 2019 the tower was open"),
      ("FY 2020 revenue grew.", "FY 2020 revenue grew")],
 )
 def test_mitigation_hedge_capitalisation(claim: str, hedged: str) -> None:

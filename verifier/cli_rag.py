@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import re
 import sys
 from pathlib import Path
@@ -12,7 +11,6 @@ from typing import Any
 
 from verifier.types import Passage
 
-logger = logging.getLogger(__name__)
 
 def load_documents(path: Path) -> list[Passage]:
     """Read documents from a folder of .txt/.md files or a .jsonl file.
@@ -68,10 +66,12 @@ def read_draft(value: str) -> str:
 
     A value that cannot be a file name (too long for one, or holding a NUL) is the text. A
     value that looks like a file name (one token ending in .txt, .md or .json, or holding a
-    slash) but names no file is taken as the text too, with a warning: a mistyped path?
+    slash) but names no file is an error: a mistyped path verified as a one-word "draft"
+    would give a report about the path.
 
     Raises:
-        ValueError: The file or stdin is not UTF-8 (the message names ``--draft`` and the file).
+        ValueError: The file or stdin is not UTF-8, or a path-like value names no file (the
+            message names ``--draft`` and the value).
     """
     if value == "-":
         try:
@@ -90,8 +90,8 @@ def read_draft(value: str) -> str:
             raise ValueError(f"--draft {value!r}: the file is not UTF-8 text ({exc}); convert "
                              f"it, e.g. iconv -f latin1 -t utf-8") from exc
     if _LOOKS_LIKE_PATH.fullmatch(value.strip()):
-        logger.warning("--draft %r names no file: it is taken as the draft text itself (a "
-                       "mistyped path?)", value)
+        raise ValueError(f"--draft {value!r}: no such file (give an existing file, - for "
+                         f"stdin, or the draft text itself)")
     return value
 
 

@@ -148,8 +148,8 @@ class _MissingField(KeyError):
 class _Row(dict):  # type: ignore[type-arg]
     """A data file's row: a missing field raises :class:`_MissingField`, not any KeyError.
 
-    So that ``load_preset`` reports a missing field as one, and a ``KeyError`` of anything
-    else (a label mapping, a bug) as what it is.
+    So that ``load_preset`` reports a missing field as one, and lets a ``KeyError`` of
+    anything else (a bug) through as what it is.
     """
 
     def __missing__(self, key: str) -> Any:
