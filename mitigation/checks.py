@@ -17,17 +17,15 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from mitigation.values import (
-    Date,
     date_in,
     find_dates,
     find_names,
     find_numbers,
     find_ordinals,
     find_quotes,
-    follows_name_word,
-    in_title_qualifier,
     number_in,
     part_of_name,
+    year_in_name,
 )
 
 
@@ -134,11 +132,10 @@ class DateCheck:
 
     MEDIUM; HIGH (a contradiction) when the evidence gives exactly one date, unless the
     claim's date is a bare year inside a name ("Blade Runner 2049", "Euro 1996", "The Thin
-    Red Line (1998 film)": see :func:`~mitigation.values.follows_name_word` and
-    :func:`~mitigation.values.in_title_qualifier`), which is an identifier, not a date the
-    evidence's one date could correct. The evidence's date is offered as the correction only
-    when the claim gives one date (years in names aside): of "begun in 1887, opened in 1890"
-    against "opened in 1889", which one 1889 corrects is unknown.
+    Red Line (1998 film)": :func:`~mitigation.values.year_in_name`), which is an identifier,
+    not a date the evidence's one date could correct. The evidence's date is offered as the
+    correction only when the claim gives one date (years in names aside): of "begun in 1887,
+    opened in 1890" against "opened in 1889", which one 1889 corrects is unknown.
     """
 
     name = "date"
@@ -148,22 +145,16 @@ class DateCheck:
         ev_dates = [d for e in evidence for d in find_dates(e)]
         # numbers that cannot be read as years ("2,000", "$2000"; a bare 2000 is a date)
         ev_numbers = [n for e in evidence for n in find_numbers(e)]
-
-        def in_name(d: Date) -> bool:
-            return (d.month is None and not d.decade
-                    and (follows_name_word(claim, d.span[0])
-                         or in_title_qualifier(claim, d.span[0])))
-
-        claim_dates = find_dates(claim)
-        asserted = sum(not in_name(d) for d in claim_dates)
+        claim_dates = [(d, year_in_name(claim, d)) for d in find_dates(claim)]
+        asserted = sum(not named for _, named in claim_dates)
         out = []
-        for d in claim_dates:
+        for d, named in claim_dates:
             if date_in(d, ev_dates):
                 continue
             bare_year = d.month is None and not d.decade
             if bare_year and any(n.value == d.year and not n.percent for n in ev_numbers):
                 continue  # "2000 delegates" against the evidence's "2,000": a number
-            if in_name(d):
+            if named:
                 out.append(Finding(self.name, "date_not_in_evidence", Severity.MEDIUM,
                                    f"the year {d.text!r}, part of a name, is not in the "
                                    "evidence", "check the name against a source", d.text))
@@ -172,16 +163,13 @@ class DateCheck:
                 # a decade is replaced with its article: "the 1990s" -> "1985"
                 value = (claim[d.span[0] - 4: d.span[1]] if d.decade and
                          claim[max(0, d.span[0] - 4): d.span[0]].lower() == "the " else d.text)
-                if asserted == 1:
-                    out.append(Finding(self.name, "value_contradiction", Severity.HIGH,
-                                       f"the claim says {d.text}, the evidence {other.text}",
-                                       f"use the evidence's date: {other.text}", value,
-                                       other.text))
-                else:
-                    out.append(Finding(self.name, "value_contradiction", Severity.HIGH,
-                                       f"the claim says {d.text}, the evidence's one date is "
-                                       f"{other.text}", "check the claim's dates against a "
-                                       "source", value))
+                corrects = asserted == 1  # else which claim date it corrects is unknown
+                out.append(Finding(
+                    self.name, "value_contradiction", Severity.HIGH,
+                    f"the claim says {d.text}, the evidence {other.text}",
+                    f"use the evidence's date: {other.text}" if corrects
+                    else "check the claim's dates against a source",
+                    value, other.text if corrects else None))
             else:
                 out.append(Finding(self.name, "date_not_in_evidence", Severity.MEDIUM,
                                    f"the date {d.text!r} is not in the evidence",

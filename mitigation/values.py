@@ -342,9 +342,27 @@ def part_of_name(text: str, n: Number) -> bool:
     if n.text[:1].isdigit():
         if n.currency or n.percent or not n.text.isdigit():
             return False
-        return follows_name_word(text, start) or in_title_qualifier(text, start)
+        return _in_name_at(text, start)
     before = text[:start].rstrip()
     return n.text[:1].isupper() and bool(before) and before[-1] not in ".!?:;\"“(—-"
+
+
+def year_in_name(text: str, d: Date) -> bool:
+    """Whether date ``d`` of ``text`` is a bare year inside a name, not a date.
+
+    The rule of :func:`part_of_name` for integers: "Blade Runner 2049", "The Thin Red Line
+    (1998 film)".
+
+    Example:
+        >>> t = "Blade Runner 2049 came out in 2017."
+        >>> [year_in_name(t, d) for d in find_dates(t)]
+        [True, False]
+    """
+    return d.month is None and not d.decade and _in_name_at(text, d.span[0])
+
+
+def _in_name_at(text: str, start: int) -> bool:
+    return follows_name_word(text, start) or in_title_qualifier(text, start)
 
 
 def number_in(n: Number, numbers: list[Number]) -> bool:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sklearn.metrics import f1_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from bench_verifier import bootstrap_margin  # noqa: E402
@@ -25,7 +26,12 @@ def test_interval_brackets_the_margin_and_is_seeded() -> None:
     good = np.where(rng.random(300) < 0.9, gold, np.where(gold == "S", "N", "S")).astype(object)
     poor = np.where(rng.random(300) < 0.6, gold, np.where(gold == "S", "N", "S")).astype(object)
     out = bootstrap_margin({"x": (gold, good, poor), "y": (gold, poor, poor)}, 200)
-    assert 0 < out["low"] < out["high"] < 50  # x gains ~30 points, y none: mean ~15
+    # the mean over sets of the margin on all rows: x gains ~30 points, y none
+    f1 = {k: f1_score(gold, p, average="macro") for k, p in (("good", good), ("poor", poor))}
+    margin = 100 * (f1["good"] - f1["poor"]) / 2
+    assert 10 < margin < 20
+    # brackets it (a sum over sets, or the first set alone, would be ~twice as far)
+    assert out["low"] < margin < out["high"] and out["high"] - out["low"] < margin / 2
     assert out["share_not_ahead"] == 0.0
     assert bootstrap_margin({"x": (gold, good, poor)}, 50) == \
         bootstrap_margin({"x": (gold, good, poor)}, 50)

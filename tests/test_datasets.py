@@ -109,9 +109,16 @@ def test_cli_eval_preset_scores_the_eval_split_only(tmp_path, tiny_nli_model, mo
     preds = (tmp_path / "o" / "predictions.jsonl").read_text().splitlines()
     ids = {json.loads(line)["id"] for line in preds}
     assert ids == {e.id for e in load_preset("fever", "eval", root=root)}
+    # --split all reads the preset through its loader too: a CSV-escaped claim is unescaped
+    path = root / "fever-dev" / "fever_dev_rte_claim_evidence.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    rows[0]["claim"] = '"Entity0 is called ""the film"" by critics."'
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert main(["eval", "--preset", "fever", "--split", "all", "--output-dir",
                  str(tmp_path / "all"), *common]) == 0
     assert json.loads(capsys.readouterr().out)["n"] == 120
+    scored = (tmp_path / "all" / "inputs" / "fever_all.jsonl").read_text().splitlines()
+    assert json.loads(scored[0])["claim"] == 'Entity0 is called "the film" by critics.'
 
 
 def _real_fever() -> list:
@@ -258,7 +265,8 @@ def test_preset_reports_a_bad_value_as_such_not_as_a_missing_field(tmp_path) -> 
     assert ex.evidence_text == "Is water wet? Yes."
     # an unknown label is named as a label (with its row), not as a missing field
     path.write_text(json.dumps([{**row, "label": "Mostly True"}]))
-    with pytest.raises(ValueError, match="averitec row 0: unknown label 'Mostly True'"):
+    with pytest.raises(ValueError, match=r"preset 'averitec', example 0 \(.*\): unknown label "
+                                         r"'Mostly True'"):
         load_preset("averitec", root=tmp_path)
     # a nested row's missing field is one
     path.write_text(json.dumps([{**row, "questions": [{"answers": [{"answer": "Yes."}]}]}]))

@@ -71,3 +71,12 @@ def test_hypothesis_sentences_keep_their_case_blind_abbreviation_rule() -> None:
     t = "He joined Apple Inc. The firm grew large quickly."
     assert _sentences(t) == ["He joined Apple Inc.", "The firm grew large quickly."]
     assert [t[s:e] for s, e in hypothesis_sentences(t)] == [t]
+
+
+def test_sentence_split_is_linear_in_a_run_of_initials() -> None:
+    import time
+
+    text = "A. " * 20_000  # 60 KB that never ends a sentence: 5.5 s when each stop re-read it all
+    t0 = time.perf_counter()
+    assert sentence_spans(text) == [(0, len(text))]
+    assert time.perf_counter() - t0 < 1.0

@@ -45,7 +45,7 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--split", choices=("eval", "all"),
                    help="with --preset and no inputs: 'eval' (default) scores the preset's "
                    "evaluation split only, never rows a shipped model was trained on; 'all' "
-                   "scores its whole default files")
+                   "scores every row of its default files, read through the preset's loader")
     p.add_argument("--claim-field")
     p.add_argument("--evidence-field", help="a field with a string or a list of strings; "
                    "several fields separated by commas are joined")

@@ -307,11 +307,7 @@ def _averitec(root: Path) -> Iterator[Example]:
             f"{q['question']} {a.get('answer', '')}".strip()
             for q in map(_Row, r.get("questions", [])) for a in q.get("answers", [])
         ]
-        try:
-            label = normalise_label(r["label"])
-        except ValueError as e:
-            raise ValueError(f"averitec row {i}: {e}") from None
-        yield Example(str(i), r["claim"], tuple(answers) or ("",), label,
+        yield Example(str(i), r["claim"], tuple(answers) or ("",), normalise_label(r["label"]),
                       "averitec", "eval", {"source_label": r["label"]})
 
 
@@ -348,9 +344,13 @@ def load_preset(
     if split not in (None, "train", "eval"):
         raise ValueError(f"split must be 'train', 'eval' or None, got {split!r}")
     root = root or data_root()
+    rows: list[Example] = []
     try:
-        rows = list(PRESETS[name](root))
+        rows.extend(PRESETS[name](root))
     except _MissingField as e:
         raise ValueError(f"preset {name!r}: a row of its files under {str(root)!r} lacks the "
                          f"field {e.args[0]!r}") from None
+    except ValueError as e:  # a bad value (an unknown label, ...): say which example
+        raise ValueError(f"preset {name!r}, example {len(rows)} (from 0, in the loader's "
+                         f"order): {e}") from e
     return [r for r in rows if split is None or r.split == split]

@@ -45,7 +45,7 @@ from verifier.embedded import (
 )
 from verifier.errors import LabelMappingError, ModelLoadError
 from verifier.registry import register
-from verifier.text import abbreviation_stop, sentence_spans, trimmed_sentence_spans
+from verifier.text import sentence_spans, trimmed_sentence_spans
 from verifier.types import _check_span
 
 logger = logging.getLogger(__name__)
@@ -266,12 +266,11 @@ MIN_SENTENCE_WORDS = 3
 def hypothesis_sentences(text: str) -> list[tuple[int, int]]:
     """Sentence spans of a hypothesis, for scoring it sentence by sentence.
 
-    Trimmed sentence spans (:func:`verifier.text.trimmed_sentence_spans`), joined again where
-    the split was not a sentence end (:func:`verifier.text.abbreviation_stop`): after an
-    abbreviation, an initial ("Albert S. Ruddy") or a dotted abbreviation ("West Ham United
-    F.C. is"). Lower-cased text already splits so; what this join adds is the rule
-    hypotheses had before the shared splitter read case: "Inc.", "Jr.", "etc." and a month
-    join the next piece even before a capital, and across a line break. A piece of fewer than
+    Trimmed sentence spans (:func:`verifier.text.trimmed_sentence_spans`) that never end at
+    an abbreviation, an initial ("Albert S. Ruddy") or a dotted abbreviation ("West Ham
+    United F.C. is"), read case-blind (``read_case=False``): "Inc.", "Jr.", "etc." and a
+    month do not end a claim's sentence even before a capital, the rule hypotheses had
+    before the shared splitter read case. A piece of fewer than
     :data:`MIN_SENTENCE_WORDS` words is joined to the sentence before it (to the next one
     when it comes first), so "No." never stands alone.
 
@@ -280,18 +279,9 @@ def hypothesis_sentences(text: str) -> list[tuple[int, int]]:
         >>> [t[s:e] for s, e in hypothesis_sentences(t)]
         ['The U.S. Army left St. Louis.', 'It rained all day.']
     """
-    pieces = trimmed_sentence_spans(text)
-    merged: list[list[int]] = []
-    for s, e in pieces:
-        if merged:
-            prev = text[merged[-1][0]:merged[-1][1]]
-            if abbreviation_stop(prev, text[s:e], read_case=False):
-                merged[-1][1] = e
-                continue
-        merged.append([s, e])
     spans: list[list[int]] = []
     pending: list[int] | None = None  # a short first piece waiting for the next sentence
-    for s, e in merged:
+    for s, e in trimmed_sentence_spans(text, read_case=False):
         short = len(text[s:e].split()) < MIN_SENTENCE_WORDS
         if pending is not None:
             s, pending = pending[0], None

@@ -59,7 +59,7 @@ def abbreviation_stop(before: str, after: str, *, read_case: bool = True) -> boo
         >>> abbreviation_stop("The court said no.", "The law stands.")
         False
     """
-    words = before.split()
+    words = before.rsplit(None, 2)  # the last two words are all it reads
     if not before.endswith(".") or not words:
         return False
     if words[-1] == "." and len(words) > 1:  # a detached stop
@@ -80,12 +80,12 @@ def abbreviation_stop(before: str, after: str, *, read_case: bool = True) -> boo
             or last in NEVER_FINAL_ABBREVIATIONS)
 
 
-def sentence_spans(text: str) -> list[tuple[int, int]]:
+def sentence_spans(text: str, *, read_case: bool = True) -> list[tuple[int, int]]:
     """Split ``text`` into sentence spans that tile it completely (trailing whitespace kept).
 
     A full stop followed by a space ends a sentence unless it belongs to an abbreviation
-    (:func:`abbreviation_stop`: "J. R. R. Tolkien", "Washington, D.C. is", "Dr. Smith");
-    a line break always ends one.
+    (:func:`abbreviation_stop`, given ``read_case``: "J. R. R. Tolkien", "Washington, D.C.
+    is", "Dr. Smith"); a line break always ends one.
 
     Example:
         >>> sentence_spans("One. Two!")
@@ -105,7 +105,8 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
             continue
         stop = m.group()
         if (stop[0] == "." and stop[1:].isspace() and "\n" not in stop
-                and abbreviation_stop(text[start:m.start() + 1], text[end:end + 2])):
+                and abbreviation_stop(text[start:m.start() + 1], text[end:end + 1],
+                                      read_case=read_case)):
             continue
         spans.append((start, end))
         start = end
@@ -123,10 +124,10 @@ def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def trimmed_sentence_spans(text: str) -> list[tuple[int, int]]:
+def trimmed_sentence_spans(text: str, *, read_case: bool = True) -> list[tuple[int, int]]:
     """Sentence spans without surrounding whitespace; empty sentences dropped."""
     out = []
-    for s, e in sentence_spans(text):
+    for s, e in sentence_spans(text, read_case=read_case):
         s, e = strip_span(text, s, e)
         if e > s:
             out.append((s, e))

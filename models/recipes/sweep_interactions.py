@@ -8,7 +8,8 @@ criterion; with its lead over the shipped features fold by fold, mean and standa
 leave-one-set-out over the labelled sets, and with ``--eval-cache`` the eval table's mean
 macro-F1 and how many sets' ECE exceed 0.05 (``benchmarks/bench_verifier.py``'s scoring;
 reported, never a criterion). Measured on 2026-11-25 and not shipped: see
-``models/meta/README.md``, "This version".
+``models/meta/README.md`` (the sweep was first written up under "The version before" and
+re-run on the features of "This version").
 
     python models/recipes/sweep_interactions.py --cache DIR [--eval-cache DIR]
 
@@ -33,6 +34,7 @@ from train_meta import (
     cv_folds,
     features_for,
     loso_macro_f1,
+    paired_lead,
     training_rows,
 )
 
@@ -47,6 +49,7 @@ from verifier.training import (
 from verifier.verify import Verifier
 
 HERE = Path(__file__).resolve().parent
+BENCHMARKS = HERE.parents[1] / "benchmarks"
 LENGTH = "align.log_evidence_tokens"
 #: Variants: the features multiplied by the evidence length.
 VARIANTS: dict[str, tuple[str, ...]] = {
@@ -72,7 +75,8 @@ def with_products(rows: list[dict[str, Any]], names: list[str], factors: tuple[s
 def eval_scores(model: StatusClassifier, evals: dict[str, list[dict[str, Any]]],
                 names: list[str], factors: tuple[str, ...]) -> dict[str, Any]:
     """Mean macro-F1 over the eval sets and the sets whose ECE exceeds 0.05."""
-    sys.path.insert(0, str(HERE.parents[1] / "benchmarks"))
+    if str(BENCHMARKS) not in sys.path:
+        sys.path.insert(0, str(BENCHMARKS))
     from bench_verifier import collapse, confidences, ece
     from sklearn.metrics import f1_score
 
@@ -125,9 +129,8 @@ def main() -> None:
         if ref is None:
             ref = per_fold
         else:
-            lead = per_fold - ref
-            rec["cv_lead"] = round(float(lead.mean()), 2)
-            rec["cv_lead_se"] = round(float(lead.std(ddof=1) / np.sqrt(len(lead))), 2)
+            lead, se = paired_lead(per_fold, ref)
+            rec["cv_lead"], rec["cv_lead_se"] = round(lead, 2), round(se, 2)
         if evals:
             model = StatusClassifier(cols, **params).fit(
                 X, y, groups=groups, sample_weight=_weights(groups, RECIPE["weighting"]))

@@ -35,6 +35,7 @@ from train_meta import (
     REFUTE_ESTIMATORS,
     cv_folds,
     features_for,
+    paired_lead,
     training_rows,
 )
 
@@ -97,10 +98,10 @@ def main() -> None:
         near = [r for r in runs if sum(r[k] != RECIPE[k] for k in SWEPT) == 1]
         for r in [best, *near] if best is not recipe else near:
             diff = np.asarray(r["folds"]) - np.asarray(recipe["folds"])
-            se = float(diff.std(ddof=1) / np.sqrt(len(diff)))
-            compared.append({**{k: r[k] for k in SWEPT}, "mean": round(float(diff.mean()), 2),
+            lead, se = paired_lead(r["folds"], recipe["folds"])
+            compared.append({**{k: r[k] for k in SWEPT}, "mean": round(lead, 2),
                              "se": round(se, 2), "folds": np.round(diff, 2).tolist()})
-            print(f"  {_name(r)}: {diff.mean():+.2f} (SE {se:.2f}; {np.round(diff, 2)})")
+            print(f"  {_name(r)}: {lead:+.2f} (SE {se:.2f}; {np.round(diff, 2)})")
     args.out.write_text(json.dumps({"criterion": "cv_macro_f1 (train splits, folds grouped by "
                                     "evidence, mean over sets)", "recipe": RECIPE,
                                     "runs": runs, "minus_recipe": compared,

@@ -161,6 +161,12 @@ def cv_folds(names: list[str], X: np.ndarray, y: np.ndarray, groups: np.ndarray,
     return _with_means(per_set), np.nanmean(f1, axis=1)
 
 
+def paired_lead(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """Mean and standard error of ``a - b`` over paired folds (the recipe's noise rule)."""
+    diff = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    return float(diff.mean()), float(diff.std(ddof=1) / np.sqrt(len(diff)))
+
+
 def choose_refute_estimator(names: list[str], X: np.ndarray, y: np.ndarray,
                             groups: np.ndarray, folds: np.ndarray, weighting: str,
                             fit_on: np.ndarray, params: dict[str, Any]
@@ -176,9 +182,9 @@ def choose_refute_estimator(names: list[str], X: np.ndarray, y: np.ndarray,
     best = max(REFUTE_ESTIMATORS, key=lambda e: runs[e][0]["mean"])
     other = next(e for e in REFUTE_ESTIMATORS if e != best)
     diff = runs[best][1] - runs[other][1]
+    lead, se = paired_lead(runs[best][1], runs[other][1])
     record = {"chosen": best, "cv_macro_f1": {e: runs[e][0] for e in REFUTE_ESTIMATORS},
-              "cv_lead": round(float(diff.mean()), 2),
-              "cv_lead_se": round(float(diff.std(ddof=1) / np.sqrt(len(diff))), 2),
+              "cv_lead": round(lead, 2), "cv_lead_se": round(se, 2),
               "cv_lead_per_fold": np.round(diff, 2).tolist()}
     logger.info("stage two: %s (CV %.2f) over %s (%.2f): lead %+.2f, SE %.2f over folds", best,
                 runs[best][0]["mean"], other, runs[other][0]["mean"], record["cv_lead"],
