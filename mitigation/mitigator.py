@@ -22,7 +22,7 @@ from mitigation.checks import (
     run_checks,
 )
 from mitigation.values import _FUNCTION_WORDS, SENTENCE_WORDS
-from verifier.text import strip_span, trimmed_sentence_spans
+from verifier.text import phrase_pattern, strip_span, trimmed_sentence_spans
 from verifier.types import ClaimVerdict, Evidence, Status
 
 Strictness = Literal["lenient", "balanced", "strict"]
@@ -188,21 +188,17 @@ def _warning(claim: str) -> str:
             f"(“{_CITE.sub('', claim).strip().rstrip('.')}”).")
 
 
-def _token(value: str) -> re.Pattern[str]:
-    # ``value`` as a whole token: "10" is not in "1910" nor in "10.5"
-    return re.compile(rf"(?<!\w)(?<!\d[.,]){re.escape(value)}(?!\w)(?![.,]\d)")
-
-
 def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = ()
              ) -> tuple[str, str, int] | None:
     """:func:`correct_claim`, also telling which evidence text gave the value."""
     for f in findings:
         if f.type != "value_contradiction" or not f.value or not f.evidence_value:
             continue  # the checks pair a value only when the pairing is unambiguous
-        hits = list(_token(f.value).finditer(text))
+        hits = list(phrase_pattern(f.value).finditer(text))
         if len(hits) != 1:
             continue
-        source = next((k for k, e in enumerate(evidence) if _token(f.evidence_value).search(e)),
+        right = phrase_pattern(f.evidence_value)
+        source = next((k for k, e in enumerate(evidence) if right.search(e)),
                       0)
         s, e = hits[0].span()
         return (text[:s] + f.evidence_value + text[e:],

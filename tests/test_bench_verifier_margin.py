@@ -56,3 +56,23 @@ def test_resamples_are_paired() -> None:
     out = bootstrap_margin({"x": (gold, a, b)}, 200)
     assert out["low"] > 0 and out["share_not_ahead"] == 0.0
 
+
+
+@pytest.mark.parametrize("folder", ["benchmarks", "models/recipes"])
+def test_doctests_of_scripts(folder: str) -> None:
+    """The scripts outside the packages are not collected by ``--doctest-modules``; their
+    examples run here."""
+    import doctest
+    import importlib
+
+    root = Path(__file__).resolve().parents[1] / folder
+    sys.path.insert(0, str(root))
+    try:
+        with_examples = [p for p in sorted(root.glob("*.py")) if ">>> " in p.read_text()]
+        for path in with_examples:
+            result = doctest.testmod(importlib.import_module(path.stem))
+            assert result.attempted > 0 and result.failed == 0, (path, result)
+    finally:
+        sys.path.remove(str(root))
+    if folder == "benchmarks":
+        assert with_examples, "bench_verifier.py's example is expected here"

@@ -96,6 +96,12 @@ def test_read_draft_text_file_stdin_and_errors(tmp_path, monkeypatch) -> None:
     for typo in ("drafft.txt", "notes/draft", str(tmp_path / "missing.md")):
         with pytest.raises(ValueError, match=rf"--draft '{re.escape(typo)}': no such file"):
             read_draft(typo)
+    # a folder (with or without a slash) is not a draft
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "docs").mkdir()
+    for folder in ("docs", "docs/", str(tmp_path / "docs")):
+        with pytest.raises(ValueError, match=rf"--draft '{re.escape(folder)}': is a folder"):
+            read_draft(folder)
     assert read_draft("Paris is in France.") == "Paris is in France."
     assert read_draft("The split was 50/50 in 2019.") == "The split was 50/50 in 2019."
 

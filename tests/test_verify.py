@@ -91,6 +91,13 @@ def test_verify_verbatim_claim_is_supported_whatever_the_model_says() -> None:
                          ["Built in 1889. The Tower is 330 metres  tall. It is iron."])
     assert out[0].status == Status.SUPPORTED and out[0].scores["match.exact"] == 1.0
     assert abs(sum(out[0].probabilities.values()) - 1) < 1e-6
+    # inside a longer word or number is not a verbatim quote: "$5" is not in "$50"
+    out = v.verify_pairs(["The ticket price was $5.", "She was born in Bath.",
+                          "It rose 10 percent."],
+                         ["The ticket price was $50.", "She was born in Bathurst.",
+                          "It rose 10.5 percent."])
+    assert [o.scores["match.exact"] for o in out] == [0.0, 0.0, 0.0]
+    assert all(o.status == Status.CONTRADICTORY for o in out)
 
 
 def test_unrelated_second_evidence_does_not_outvote_the_best_paired_sentence() -> None:

@@ -70,8 +70,8 @@ def read_draft(value: str) -> str:
     would give a report about the path.
 
     Raises:
-        ValueError: The file or stdin is not UTF-8, or a path-like value names no file (the
-            message names ``--draft`` and the value).
+        ValueError: The file or stdin is not UTF-8, the value names a folder, or a path-like
+            value names no file (the message names ``--draft`` and the value).
     """
     if value == "-":
         try:
@@ -80,9 +80,12 @@ def read_draft(value: str) -> str:
             raise ValueError(f"--draft -: stdin is not UTF-8 text ({exc})") from exc
     path = Path(value)
     try:
-        is_file = path.is_file()
+        is_file, is_dir = path.is_file(), path.is_dir()
     except (OSError, ValueError):  # "File name too long", an embedded NUL: not a path
-        is_file = False
+        is_file = is_dir = False
+    if is_dir:
+        raise ValueError(f"--draft {value!r}: is a folder, not a file (give the draft's file, "
+                         f"- for stdin, or the draft text itself; documents go in --docs)")
     if is_file:
         try:
             return path.read_text(encoding="utf-8")

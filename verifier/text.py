@@ -29,6 +29,20 @@ def csv_unescaped(text: str) -> str:
     return m.group("body").replace('""', '"') + m.group("tail")
 
 
+def phrase_pattern(phrase: str) -> re.Pattern[str]:
+    """``phrase`` as a whole token sequence: not inside a longer word or number.
+
+    "$5" is not in "$50", "Bath" not in "Bathurst", "10" not in "1910" nor in "10.5".
+
+    Example:
+        >>> bool(phrase_pattern("$5").search("the price was $50"))
+        False
+        >>> bool(phrase_pattern("born in bath").search("she was born in bath, england"))
+        True
+    """
+    return re.compile(rf"(?<!\w)(?<!\d[.,]){re.escape(phrase)}(?!\w)(?![.,]\d)")
+
+
 #: Words whose full stop never ends a sentence: titles and such (compared lower-case,
 #: without the stop).
 NEVER_FINAL_ABBREVIATIONS = frozenset(

@@ -25,6 +25,7 @@ import numpy as np
 
 from rag.pairing import MIN_SCORE, check_min_score
 from verifier.nli import NLIDetector, hypothesis_sentences
+from verifier.text import phrase_pattern
 from verifier.types import (
     Claim,
     ClaimEvidence,
@@ -441,8 +442,8 @@ class Verifier:
             findings = run_checks(ce.claim.text, [e.content for e in ev]) if ev else []
             row["checks.findings"] = float(len(findings))
             row["checks.high"] = float(sum(f.severity.value == "HIGH" for f in findings))
-            row["match.exact"] = float(any(_norm(ce.claim.text) in _norm(e.content)
-                                           for e in ev))
+            claim = phrase_pattern(_norm(ce.claim.text))
+            row["match.exact"] = float(any(claim.search(_norm(e.content)) for e in ev))
         return rows
 
     def _run_uncertainty(self, paired: Sequence[ClaimEvidence], generation: Generation | None,
