@@ -239,13 +239,47 @@ class AllowlistRule:
     suggestion: str = ""
 
     def __post_init__(self) -> None:
-        if not self.name:
-            raise ValueError("an allowlist rule needs a name")
-        unknown = set(self.allowed) - set(self.terms)
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ValueError(f"an allowlist rule needs a name (a non-empty str), got "
+                             f"{self.name!r}")
+
+        def words(param: str, value: Any) -> tuple[str, ...]:
+            if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or not all(
+                    isinstance(w, str) and w.strip() for w in value):
+                raise ValueError(f"rule {self.name!r}: {param} must be a list of non-empty "
+                                 f"strings, got {value!r}")
+            return tuple(value)
+
+        terms, allowed = words("terms", self.terms), words("allowed", self.allowed)
+        if not terms:
+            raise ValueError(f"rule {self.name!r}: terms must name at least one term")
+        unknown = set(allowed) - set(terms)
         if unknown:
             raise ValueError(f"rule {self.name!r}: allowed terms {sorted(unknown)} are not in "
                              "its terms")
-        object.__setattr__(self, "severity", Severity(self.severity))
+        if not isinstance(self.synonyms, dict) or not all(
+                isinstance(k, str) and k.strip() and isinstance(v, str)
+                for k, v in self.synonyms.items()):
+            raise ValueError(f"rule {self.name!r}: synonyms must map non-empty strings to "
+                             f"terms, got {self.synonyms!r}")
+        stray = sorted(v for v in self.synonyms.values() if v not in terms)
+        if stray:
+            raise ValueError(f"rule {self.name!r}: synonyms point at {stray}, which are not in "
+                             "its terms")
+        if not isinstance(self.suggestion, str):
+            raise ValueError(f"rule {self.name!r}: suggestion must be a str, got "
+                             f"{self.suggestion!r}")
+        try:
+            severity = Severity(self.severity.upper() if isinstance(self.severity, str)
+                                else self.severity)
+        except ValueError:
+            raise ValueError(f"rule {self.name!r}: severity must be one of "
+                             f"{', '.join(s.value for s in Severity)}, got "
+                             f"{self.severity!r}") from None
+        object.__setattr__(self, "terms", terms)
+        object.__setattr__(self, "allowed", allowed)
+        object.__setattr__(self, "synonyms", dict(self.synonyms))
+        object.__setattr__(self, "severity", severity)
 
     def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
         """Flag terms of the category that are not allowed."""
@@ -284,9 +318,11 @@ def load_rules(path: str | Path) -> list[AllowlistRule]:
         raise ValueError(f"{str(path)!r} must hold an object with a 'rules' list")
     rules = []
     for i, r in enumerate(data["rules"]):
+        if not isinstance(r, dict):
+            raise ValueError(f"{str(path)!r}: rules[{i}] must be an object, got {r!r}")
         try:
             rules.append(AllowlistRule(**r))
-        except TypeError as exc:
+        except (TypeError, ValueError) as exc:
             raise ValueError(f"{str(path)!r}: rules[{i}] is malformed: {exc}") from exc
     return rules
 

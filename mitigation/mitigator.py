@@ -22,7 +22,14 @@ from mitigation.checks import (
     run_checks,
 )
 from mitigation.values import _FUNCTION_WORDS, SENTENCE_WORDS
-from verifier.text import phrase_pattern, strip_span, trimmed_sentence_spans
+from verifier.text import (
+    LIST_ITEM,
+    NEVER_FINAL_ABBREVIATIONS,
+    SOMETIMES_FINAL_ABBREVIATIONS,
+    phrase_pattern,
+    strip_span,
+    trimmed_sentence_spans,
+)
 from verifier.types import ClaimVerdict, Evidence, Status
 
 Strictness = Literal["lenient", "balanced", "strict"]
@@ -34,6 +41,8 @@ _CONNECT_BEFORE = re.compile(r"(?:\s*,)?\s*(?:\band\b|\bbut\b|\bwhile\b|\bwherea
 _CONNECT_AFTER = re.compile(r"^\s*(?:,\s*)?(?:(?:and|but|while|whereas)\b|;)?\s*")
 _WORD = re.compile(r"[\w'’.,$%-]+")
 #: The draft's own ``[n]`` markers right after a claim (they go with the claim's edit).
+#: Markdown punctuation that would format text taken from the draft or the evidence.
+_MD_SPECIAL = re.compile(r"[\\`*_\[\]|~]")
 _MARKERS = re.compile(r"(?:[ \t]*\[\d+(?:\s*,\s*\d+)*\])+")
 #: Sentence-initial words that a hedge lowercases ("However," -> "however,"). Any other
 #: capitalised first word ("I", "U.S.", "Apple's", "Einstein,", "About a Boy") may be a name
@@ -155,28 +164,51 @@ class MitigatedAnswer:
 
     def to_markdown(self) -> str:
         """A Markdown report: answer, scores, references, edits."""
-        def esc(text: str) -> str:  # raw HTML in the draft or evidence must not pass through
-            return html.escape(text, quote=False)
+        def esc(text: str) -> str:
+            # raw HTML, emphasis and links in the draft or evidence must not pass through
+            return _MD_SPECIAL.sub(r"\\\g<0>", html.escape(text, quote=False))
+
+        def cell(text: str) -> str:  # one table cell: one line
+            return " ".join(esc(text).split())
+
+        def code(text: str) -> str:  # a code span shows its text as is (no escapes inside)
+            fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
+            pad = " " if text.startswith("`") or text.endswith("`") else ""
+            return f"{fence}{pad}{text}{pad}{fence}"
 
         lines = ["## Answer", "", esc(self.body), ""]
         lines += [f"Grounding score: {self.grounding_score:.2f} · hallucination score: "
                   f"{self.hallucination_score:.2f} · strictness: {self.strictness}", ""]
         if self.references:
             lines += ["## References", ""]
-            lines += [f"{r.number}. `{esc(r.source_id)}` {list(r.span)}: “{esc(r.excerpt)}”"
+            lines += [f"{r.number}. {code(r.source_id)} {list(r.span)}: “{cell(r.excerpt)}”"
                       for r in self.references]
             lines.append("")
         lines += ["## Claims", "", "| # | claim | status | action | reason |",
                   "|---|---|---|---|---|"]
         for i, e in enumerate(self.edits, start=1):
-            claim = esc(e.claim).replace("|", "\\|")
-            lines.append(f"| {i} | {claim} | {e.status.value} | {e.action} | "
-                         f"{esc(e.reason).replace('|', '/')} |")
+            lines.append(f"| {i} | {cell(e.claim)} | {e.status.value} | {e.action} | "
+                         f"{cell(e.reason)} |")
         return "\n".join(lines) + "\n"
 
 
+def _body(claim: str) -> str:
+    """The claim without citation markers or its final stop.
+
+    An abbreviation keeps its stop ("the U.S.", "etc.").
+    """
+    text = _CITE.sub("", claim).strip()
+    body = text.rstrip(".!")
+    if text[len(body):].startswith(".") and body:
+        last = body.rsplit(None, 1)[-1].lstrip("(\"'“‘")
+        if "." in last or last.lower() in SOMETIMES_FINAL_ABBREVIATIONS | \
+                NEVER_FINAL_ABBREVIATIONS:
+            return body + "."
+    return body
+
+
 def _hedge(claim: str) -> str:
-    body = _CITE.sub("", claim).strip().rstrip(".!")
+    body = _body(claim)
     word = re.sub(r"['’](?:s|re|ll|d|ve)$", "", body.split(" ", 1)[0].rstrip(",;:"))
     if word in _LOWER_FIRST:  # an ordinary word, not "I", an acronym or a name
         body = body[0].lower() + body[1:]
@@ -185,7 +217,7 @@ def _hedge(claim: str) -> str:
 
 def _warning(claim: str) -> str:
     return (f"Note: a statement that the sources contradict was removed "
-            f"(“{_CITE.sub('', claim).strip().rstrip('.')}”).")
+            f"(“{_body(claim)}”).")
 
 
 def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = ()
@@ -284,8 +316,12 @@ class Mitigator:
         if strictness not in ("lenient", "balanced", "strict"):
             raise ValueError(
                 f"strictness must be 'lenient', 'balanced' or 'strict', got {strictness!r}")
-        if not isinstance(max_citations, int) or max_citations < 0:
+        if not isinstance(max_citations, int) or isinstance(max_citations, bool) \
+                or max_citations < 0:
             raise ValueError(f"max_citations must be an int >= 0, got {max_citations!r}")
+        if not isinstance(excerpt_chars, int) or isinstance(excerpt_chars, bool) \
+                or excerpt_chars < 20:
+            raise ValueError(f"excerpt_chars must be an int >= 20, got {excerpt_chars!r}")
         self.strictness: Strictness = strictness
         self.max_citations = max_citations
         self.excerpt_chars = excerpt_chars
@@ -324,7 +360,11 @@ class Mitigator:
         return " … ".join(parts + loose)
 
     def _window(self, doc: str, s: int, e: int) -> tuple[int, int]:
-        """About ``excerpt_chars`` of ``doc`` around ``[s, e)``, cut between words."""
+        """About ``excerpt_chars`` of ``doc`` around ``[s, e)``, cut between words.
+
+        When ``[s, e)`` is longer, its start.
+        """
+        e = min(e, s + self.excerpt_chars)
         pad = max(0, (self.excerpt_chars - (e - s)) // 2)
         a, b = max(0, s - pad), min(len(doc), e + pad)
         if a > 0 and not doc[a - 1].isspace():  # start at the next word
@@ -421,7 +461,8 @@ class Mitigator:
                 return numbers[ev.source_id]
             n = numbers[ev.source_id]
             ref = refs[n - 1]
-            if ev.span not in ref.spans and " ".join(ev.content.split()) not in ref.excerpt:
+            if (ev.span == (0, 0) or ev.span not in ref.spans) \
+                    and " ".join(ev.content.split()) not in ref.excerpt:
                 # another sentence of the same source: quote it too
                 cited[ev.source_id].append(ev)
                 refs[n - 1] = replace(ref, excerpt=self._excerpt(cited[ev.source_id], documents),
@@ -445,18 +486,26 @@ class Mitigator:
         located: dict[int, tuple[int, int]] = {}  # where each edit's text lies in the body
         out: list[str] = []
         pos = 0
-        sentences = _merge_sentences(trimmed_sentence_spans(draft) or [(0, len(draft))],
-                                     [spans[i] for i in order])
-        dropped = False  # the last sentence written was removed whole
+        claim_spans = [spans[i] for i in order]
+        sentences = _merge_sentences(_split_at_claim_ends(draft, _with_list_markers(
+            draft, trimmed_sentence_spans(draft) or [(0, len(draft))]), claim_spans),
+            claim_spans)
+        held: str | None = None  # the whitespace before a sentence removed whole
 
         def gap(text: str) -> str:
-            # after a sentence removed at the start of the draft or of a paragraph, the
-            # space that separated it from the next one would open the line
-            if dropped:
-                written = "".join(out)
-                if not written.strip() or written.endswith("\n"):
-                    return text.lstrip(" \t")
-            return text
+            # of the whitespace before and after a removed sentence, one run stays: the one
+            # with more line breaks (a paragraph break outlives the sentence), none at the
+            # start or the end of the draft
+            nonlocal held
+            if held is None:
+                return text
+            after = text[: len(text) - len(text.lstrip())]
+            rest = text[len(after):]
+            sep = after if not rest or held.count("\n") <= after.count("\n") else held
+            if not "".join(out).strip():
+                sep = ""
+            held = None
+            return sep + rest
 
         for s_start, s_end in sentences:
             inside = [i for i in order if s_start <= spans[i][0] < s_end]
@@ -465,7 +514,6 @@ class Mitigator:
             out.append(gap(draft[pos:s_start]))
             new_sentence, appended, where, hedges = self._rewrite_sentence(
                 draft, s_start, s_end, inside, verdicts, spans, decisions, cite, edits)
-            dropped = False
             at = sum(len(x) for x in out)
             starts: list[int] = []  # where each appended text starts in the body
             if new_sentence.strip():
@@ -481,10 +529,10 @@ class Mitigator:
                     starts.append(at + (1 if starts else 0))
                     at = starts[-1] + len(a)
                 out.append(" ".join(appended))
-            else:
-                dropped = True
-                if out and out[-1].endswith(" "):
-                    out[-1] = out[-1][:-1]  # a whole sentence removed: one separating space
+            else:  # removed whole: the whitespace before it waits for the next gap
+                written = "".join(out)
+                out[:] = [written.rstrip()]
+                held = written[len(out[0]):]
             located.update({i: (starts[j], starts[j] + len(appended[j]))
                             for i, j in hedges.items()})
             pos = s_end
@@ -515,7 +563,9 @@ class Mitigator:
         appended: list[str] = []
         pieces: list[tuple[int, int, str]] = []  # (start, end, replacement) relative
         hedges: dict[int, int] = {}
-        whole = len(inside) == 1 and _covers(sentence, spans[inside[0]], s_start)
+        # the claim is the sentence (its list marker aside): it is replaced or removed whole
+        lead = _lead(sentence, spans[inside[0]], s_start) if len(inside) == 1 else None
+        whole = lead is not None
         for i in inside:
             v = verdicts[i]
             action, reason, replacement, findings, source = decisions[i]
@@ -534,9 +584,9 @@ class Mitigator:
                 pieces.append((a, b, original))  # unchanged; a piece to follow where it goes
             else:
                 sentence_text = {"warned": _warning, "hedged": _hedge}.get(action)
-                if whole:
+                if whole:  # a hedge or warning keeps the list marker; a removal drops it
                     new = sentence_text(v.claim.text) if sentence_text else ""
-                    pieces.append((0, len(sentence), new))
+                    pieces.append((lead if new else 0, len(sentence), new))
                 else:
                     pieces.append((a, b, ""))
                     if sentence_text:
@@ -552,6 +602,43 @@ class Mitigator:
         return text, appended, {inside[k]: sp for k, sp in where.items()}, hedges
 
 
+_CLAIM_END = re.compile(r"[.!?][\"”’')\]]*$")
+
+
+def _split_at_claim_ends(draft: str, sentences: list[tuple[int, int]],
+                         spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Split a sentence where a claim ends in a full stop and the next claim starts.
+
+    The decomposer may end a sentence where the splitter does not ("... in the U.S. It
+    sells tools."); the claims say where it ends, so that a hedge stays in its place.
+    """
+    out: list[tuple[int, int]] = []
+    for s, e in sentences:
+        for _, b in spans:
+            if s < b < e and _CLAIM_END.search(draft, s, b) and any(
+                    b <= a2 < e and not draft[b:a2].strip() for a2, _ in spans):
+                nxt = b + len(draft[b:e]) - len(draft[b:e].lstrip())
+                out.append((s, b))
+                s = nxt
+        out.append((s, e))
+    return out
+
+
+def _with_list_markers(draft: str, sentences: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Join a numbered list item's marker to the sentence it numbers.
+
+    The splitter reads "2." as a sentence of its own.
+    """
+    out: list[tuple[int, int]] = []
+    for s, e in sentences:
+        if out and LIST_ITEM.fullmatch(draft[out[-1][0]:s]) and \
+                "\n" not in draft[out[-1][1]:s]:
+            out[-1] = (out[-1][0], e)
+        else:
+            out.append((s, e))
+    return out
+
+
 def _merge_sentences(sentences: list[tuple[int, int]], spans: list[tuple[int, int]]
                      ) -> list[tuple[int, int]]:
     """Join the sentences that one claim span runs across ("Paris is big. It" + "has ...")."""
@@ -564,9 +651,18 @@ def _merge_sentences(sentences: list[tuple[int, int]], spans: list[tuple[int, in
     return merged
 
 
-def _covers(sentence: str, span: tuple[int, int], offset: int) -> bool:
+def _lead(sentence: str, span: tuple[int, int], offset: int) -> int | None:
+    """Where the claim's own text starts when ``span`` covers its whole sentence.
+
+    That is after the sentence's list-item marker ("- ", "2. "), which is no part of the
+    claim, if any; ``None`` when the sentence holds more than the claim (and closing marks).
+    """
     a, b = span[0] - offset, span[1] - offset
-    return not sentence[:a].strip() and not re.sub(r"[\s.!?\"')\]\d\[,]", "", sentence[b:])
+    if re.sub(r"[\s.!?\"')\]\d\[,]", "", sentence[b:]):
+        return None
+    if not sentence[:a].strip():
+        return 0
+    return a if LIST_ITEM.fullmatch(sentence, 0, a) else None
 
 
 def _insert_citation(text: str, n: int) -> str:

@@ -39,6 +39,8 @@ def _claim_class(e: Edit) -> str:
         return "unverifiable"
     if e.action == "corrected":
         return "corrected"
+    if e.action == "hedged":  # a supported claim hedged for a HIGH finding is not shown green
+        return STATUS_CLASS["Insufficient_Info"]
     return STATUS_CLASS[e.status.value]
 
 

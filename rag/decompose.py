@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from verifier.registry import register
-from verifier.text import strip_span, trimmed_sentence_spans
+from verifier.text import LIST_ITEM, strip_span, trimmed_sentence_spans
 from verifier.types import Claim, ClaimType
 
 logger = logging.getLogger(__name__)
@@ -48,7 +48,6 @@ _PRONOUNS = frozenset({"it", "he", "she", "they", "this", "that"})
 _COMPLEMENTS = ("dobj", "attr", "acomp", "prep", "agent", "dative", "oprd", "xcomp", "ccomp",
                 "advmod", "npadvmod", "pobj")
 _LEAD_CC = re.compile(r"(?:and|but)\b,?\s+(?=\S)", re.I)
-_LIST_ITEM = re.compile(r"\s*(?:\d{1,2}[.)]|[-*•])\s+")
 # Content words for the three-word minimum: words of two letters or more, and numbers
 # ("Sales rose 5%" is a claim).
 _WORD = re.compile(r"[^\W\d_]{2,}|\d+(?:[.,]\d+)*")
@@ -164,7 +163,7 @@ def text_blocks(text: str) -> list[tuple[int, int]]:
             start, in_item = None, False
             pos += len(line)
             continue
-        item = _LIST_ITEM.match(text, pos, body_end)
+        item = LIST_ITEM.match(text, pos, body_end)
         if start is not None:
             prev = _CITATION.sub("", text[start:end]).rstrip().rstrip("\"')]”’")
             ends_unit = prev.endswith((".", "!", "?", ":", ";"))
@@ -277,7 +276,7 @@ class SpacyDecomposer:
 
     def _claim(self, text: str, doc: Any, base: int, cl: _Clause, parsed: bool) -> Claim | None:
         start, end = strip_span(text, base + cl.start, base + cl.end)
-        lead = _LIST_ITEM.match(text, start, end)
+        lead = LIST_ITEM.match(text, start, end)
         if lead:  # list numbering is not part of the claim
             start, end = strip_span(text, lead.end(), end)
         lead = _LEAD_CC.match(text, start, end)
@@ -640,7 +639,12 @@ class LLMDecomposer:
                 logger.warning("LLM decomposer: claim %r shares no content word with the "
                                "draft; dropped", items[i])
                 continue
-            by_sentence.setdefault(scores.index(max(scores)), []).append(i)
+            # equally good sentences (a repeated sentence): the one with fewer claims so far,
+            # so that each copy of a repeated claim gets its own sentence
+            top = max(scores)
+            best = min((k for k, sc in enumerate(scores) if sc == top),
+                       key=lambda k: len(by_sentence.get(k, ())))
+            by_sentence.setdefault(best, []).append(i)
         placed: list[tuple[int, Claim]] = []
         for si, members in by_sentence.items():
             (s0, s1), words = sents[si], sent_words[si]

@@ -651,3 +651,87 @@ def test_batch_csv_blank_lines_before_the_header(tmp_path) -> None:
     assert [(r.line, r.error) for r in rows] == [
         (1, "empty line (before the header)"), (2, "empty line (before the header)"), (4, None)]
     assert rows[2].record == {"id": "1", "claim": "c", "evidence": "e", "label": "SUPPORTS"}
+
+
+def test_batch_csv_stray_quote_gives_one_error_per_line_not_a_merged_row(tmp_path) -> None:
+    import csv
+
+    src = tmp_path / "in.csv"
+    src.write_text('id,claim,evidence,label\n'
+                   '1,"paris is in france,paris is the capital,SUPPORTS\n'
+                   '2,london is in germany,london is in england,REFUTES\n'
+                   '3,"the dog" is red,a man and a dog,REFUTES\n'
+                   '4,ok,ok,SUPPORTS\n')
+    rows = list(read_rows(src))
+    assert [(r.line, r.record is None) for r in rows] == [(2, True), (3, True), (4, True),
+                                                          (5, False)]
+    assert all("a quote opened on line 2 ran to line 4" in r.error for r in rows[:3])
+    assert rows[1].raw == "2,london is in germany,london is in england,REFUTES"
+    # the quote closes before a comma: csv parses a row of the header's width, yet each
+    # line it joined is a row by itself
+    src.write_text('id,claim,evidence,label\n1,"abc,def,SUPPORTS\n2,x",y,REFUTES\n')
+    assert [(r.line, r.record) for r in read_rows(src)] == [(2, None), (3, None)]
+    # a field csv quoted over two lines is one row, as written
+    with src.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["id", "claim", "evidence", "label"])
+        w.writerow(["1", "line one\nline two", 'He said "no".', "SUPPORTS"])
+    assert [(r.line, r.record) for r in read_rows(src)] == [
+        (2, {"id": "1", "claim": "line one\nline two", "evidence": 'He said "no".',
+             "label": "SUPPORTS"})]
+
+
+def test_batch_json_lines_python_cannot_parse_are_error_rows(tmp_path) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps(GOOD[0]) + "\n" + '{"claim": ' + "[" * 100_000 + "\n"
+                   + '{"claim": ' + "9" * 5000 + "}\n" + json.dumps(GOOD[1]) + "\n")
+    rows = list(read_rows(src))
+    assert [(r.line, r.record is None) for r in rows] == [(1, False), (2, True), (3, True),
+                                                          (4, False)]
+    assert rows[1].error == "bad JSON: nested too deeply to parse"
+    assert rows[2].error.startswith("bad JSON: Exceeds the limit")
+    whole = tmp_path / "in.json"
+    whole.write_text("[" * 100_000)
+    assert [(r.line, r.error) for r in read_rows(whole)] == [
+        (1, "bad JSON: nested too deeply to parse; the whole .json file was skipped (it is "
+            "parsed as one array)")]
+
+
+def test_batch_one_file_given_twice_is_refused(tmp_path) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(g) + "\n" for g in GOOD))
+    again = tmp_path / "sub" / ".." / "in.jsonl"
+    (tmp_path / "sub").mkdir()
+    with pytest.raises(ValueError, match="inputs name one file twice: .*in.jsonl.*sub/../in"):
+        EvalConfig([src, again], tmp_path / "o")
+
+
+def test_batch_resume_refusal_names_what_changed_and_bad_state(tmp_path) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(g) + "\n" for g in GOOD))
+    run_eval(EvalConfig([src], tmp_path / "o", plots=False), scorer=_fake_scorer)
+    with pytest.raises(ValueError, match=r"other arguments or inputs \(chunk_rows: \d+ then, "
+                                         r"7 now\)"):
+        run_eval(EvalConfig([src], tmp_path / "o", chunk_rows=7, plots=False),
+                 scorer=_fake_scorer)
+    (tmp_path / "o" / "state.json").write_text("")
+    with pytest.raises(ValueError, match=r"state.json' cannot be read \(Expecting value"):
+        run_eval(EvalConfig([src], tmp_path / "o", plots=False), scorer=_fake_scorer)
+
+
+def test_batch_utf16_input_is_refused_and_invisible_claims_are_errors(tmp_path) -> None:
+    src = tmp_path / "in.tsv"
+    src.write_bytes("id\tclaim\tevidence\tlabel\n1\tc\te\tSUPPORTS\n".encode("utf-16"))
+    with pytest.raises(ValueError, match="in.tsv' is UTF-16 or UTF-32 text .*iconv"):
+        EvalConfig([src], tmp_path / "o")
+    src = tmp_path / "in.jsonl"
+    rows = [{"claim": "\u200b\u200b", "evidence": "e", "label": "SUPPORTS"},
+            {"claim": "\u0000", "evidence": "e", "label": "SUPPORTS"},
+            {"claim": "c", "evidence": "\u200b", "label": "SUPPORTS"}, GOOD[0]]
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    metrics = run_eval(EvalConfig([src], tmp_path / "o", plots=False), scorer=_fake_scorer)
+    assert metrics["n"] == 1 and metrics["n_errors"] == 3
+    reasons = [e["reason"] for e in _lines(tmp_path / "o/errors.jsonl")]
+    assert reasons[0].startswith("empty claim in field 'claim'")
+    assert reasons[1].startswith("empty claim in field 'claim'")
+    assert reasons[2].startswith("empty evidence in field 'evidence'")

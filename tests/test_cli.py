@@ -31,6 +31,11 @@ def test_cli_bad_input_exits_2_with_message(tmp_path, capsys) -> None:
     assert main(["eval", str(tmp_path / "in.jsonl"), "--output-dir", str(tmp_path / "o"),
                  "--threshold", "0.4"]) == 2  # 3-class scheme: argmax
     assert "threshold applies to the 2-class schemes" in capsys.readouterr().err
+    # an empty field name is an error, not the default field
+    for option in ("--claim-field", "--label-field", "--id-field", "--evidence-field"):
+        assert main(["eval", str(tmp_path / "in.jsonl"), "--output-dir",
+                     str(tmp_path / "o"), f"{option}="]) == 2
+        assert f"{option} must name a field, got ''" in capsys.readouterr().err
 
 
 def test_cli_load_documents_folder_and_jsonl(tmp_path) -> None:
@@ -176,6 +181,21 @@ def test_cli_decompose_reads_stdin_and_prints_spans(monkeypatch, capsys) -> None
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].endswith("Paris is in France.") and lines[0].startswith("[0, ")
     assert "[recommendation] (not verifiable) You should go." in lines[1]
+
+
+def test_cli_text_that_is_not_utf8_is_an_error_naming_where(monkeypatch, capsys) -> None:
+    import io
+
+    class Stdin(io.TextIOWrapper):  # the locale's decoder lets bad bytes through
+        pass
+
+    monkeypatch.setattr("sys.stdin", Stdin(io.BytesIO(b"The caf\xe9 is open."),
+                                           encoding="utf-8", errors="surrogateescape"))
+    assert main(["decompose", "-"]) == 2
+    assert "TEXT -: stdin is not UTF-8 text" in capsys.readouterr().err
+    # an argument with undecodable bytes (as Python hands them over: lone surrogates)
+    assert main(["decompose", "The caf\udce9 is open."]) == 2
+    assert "--text 'The caf\\udce9 is open.': not UTF-8 text" in capsys.readouterr().err
 
 
 def test_cli_usage_errors_return_2(capsys) -> None:

@@ -285,3 +285,12 @@ def test_decompose_spacy_keeps_suspect_parse_whole(spacy_decomposer, monkeypatch
 def test_decompose_blank_fallback_counts_numbers_as_words() -> None:
     claims = SpacyDecomposer(model=BLANK).decompose("Sales rose 5%. Up 5%. Sales rose.")
     assert [(c.text, c.span) for c in claims] == [("Sales rose 5%.", (0, 14))]
+
+
+def test_llm_decomposer_gives_each_copy_of_a_repeated_sentence_its_own_span() -> None:
+    import json
+
+    draft = "Paris is big. Berlin is big. Paris is big."
+    dec = LLMDecomposer(StaticGenerator(json.dumps(["Paris is big.", "Berlin is big.",
+                                                    "Paris is big."])), on_error="raise")
+    assert [c.span for c in dec.decompose(draft)] == [(0, 13), (14, 28), (29, 42)]

@@ -339,3 +339,16 @@ def test_meta_params_given_as_arrays_are_saved_as_lists(tmp_path) -> None:
     again = MetaClassifier.from_json(m.to_json())
     assert again.get_params()["feature_names"] == ["f0", "f1"]
     assert np.allclose(again.predict_proba(X), m.predict_proba(X))
+
+
+def test_status_classifier_file_errors_are_value_errors() -> None:
+    import json
+
+    X, y = _data()
+    good = json.loads(StatusClassifier(["e", "c", "x", "maybe_missing"]).fit(X, y).to_json())
+    with pytest.raises(ValueError, match="not a status-classifier file .*'list'"):
+        StatusClassifier.from_json("[]")
+    for change, match in (({"refute_prior": None}, "malformed field"),
+                          ({"params": {**good["params"], "bogus": 1}}, "malformed field.*bogus")):
+        with pytest.raises(ValueError, match=match):
+            StatusClassifier.from_json(json.dumps({**good, **change}))

@@ -306,6 +306,33 @@ def test_mitigation_allowlist_rules_from_json(tmp_path) -> None:
     (tmp_path / "bad.json").write_text('{"rules": [{"name": "x"}]}')
     with pytest.raises(ValueError, match=r"rules\[0\] is malformed"):
         load_rules(tmp_path / "bad.json")
+    assert load_rules(path)[0].severity.value == "HIGH"
+
+
+@pytest.mark.parametrize(("rule", "match"), [
+    ({"terms": "email, phone, fax", "allowed": ["email"]},  # a string is not a list
+     r"terms must be a list of non-empty strings, got 'email, phone, fax'"),
+    ({"terms": ["email", "phone", ""], "allowed": ["email"]},  # "" would flag every claim
+     r"terms must be a list of non-empty strings"),
+    ({"terms": [1, 2], "allowed": []}, r"terms must be a list of non-empty strings"),
+    ({"terms": ["email"], "allowed": "email"}, r"allowed must be a list of non-empty strings"),
+    ({"terms": ["email"], "allowed": [], "synonyms": ["telefax"]},
+     r"synonyms must map non-empty strings to terms, got \['telefax'\]"),
+    ({"terms": ["email", "fax"], "allowed": [], "synonyms": {"telefax": "telex"}},
+     r"synonyms point at \['telex'\], which are not in its terms"),
+    ({"terms": ["email"], "allowed": [], "severity": "urgent"},
+     r"severity must be one of HIGH, MEDIUM, LOW, got 'urgent'"),
+    ({"terms": [], "allowed": []}, "terms must name at least one term"),
+])
+def test_mitigation_allowlist_rule_file_errors_name_the_rule(tmp_path, rule, match) -> None:
+    path = tmp_path / "rules.json"
+    path.write_text(json.dumps({"rules": [{"name": "channels", **rule}]}))
+    with pytest.raises(ValueError, match=rf"rules\[0\] is malformed: rule 'channels': {match}"):
+        load_rules(path)
+    # a lower-case severity is read as the upper-case one
+    path.write_text(json.dumps({"rules": [{"name": "channels", "terms": ["fax"],
+                                           "allowed": [], "severity": "medium"}]}))
+    assert load_rules(path)[0].severity.value == "MEDIUM"
 
 
 def test_mitigation_values_normalise() -> None:

@@ -192,8 +192,28 @@ def test_mitigation_markdown_escapes_html() -> None:
     verdicts = [_v(draft, "The tower is 300 metres tall.", C, ev),
                 _v(draft, "It is <b>red</b>.", U, _ev("It is </span><script>y()</script>"))]
     md = Mitigator().mitigate(draft, verdicts).to_markdown()
-    assert "<" not in md and ">" not in md
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in md and "&lt;img src=x&gt;" in md
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in md
+    assert '`src"><img src=x>`' in md  # a code span: shown as written, never as HTML
+    markdown_it = pytest.importorskip("markdown_it")
+    page = markdown_it.MarkdownIt("commonmark", {"html": True}).enable("table").render(md)
+    assert not re.search(r"<(?:script|img|b)\b", page)
+    assert "&lt;img src=x&gt;" in page
+
+
+def test_mitigation_markdown_keeps_text_from_formatting_and_rows_whole() -> None:
+    markdown_it = pytest.importorskip("markdown_it")
+    draft = "The *tower* is [red](http://evil.example).\nIt has a | bar. It is `tall`."
+    ev = Evidence("The tower is red.", "AT&T <report> `x`")
+    verdicts = [_v(draft, "The *tower* is [red](http://evil.example).", S, ev),
+                _v(draft, "It has a | bar.", U, ev),
+                _v(draft, "It is `tall`.", S, ev, text="It is\n`tall`.")]
+    md = Mitigator().mitigate(draft, verdicts).to_markdown()
+    page = markdown_it.MarkdownIt("commonmark").enable("table").render(md)
+    assert "<em>" not in page and "<a " not in page and "<code>tall</code>" not in page
+    assert "<code>AT&amp;T &lt;report&gt; `x`</code>" in page  # the source id, as written
+    rows = re.findall(r"<tr>(.*?)</tr>", page, re.S)  # a claim's newline or "|" kept its row
+    assert len(rows) == 4 and all(len(re.findall(r"<t[dh]\b", r)) == 5 for r in rows)
+    assert "It has a | bar." in rows[2]
 
 
 # 9. claim spans with whitespace at either end
@@ -257,3 +277,100 @@ def test_mitigation_reference_excerpt_merges_windows_in_whole_words() -> None:
     for piece in ref.excerpt.strip("…").split(" … "):
         words = piece.split()
         assert all(w in doc.split() for w in (words[0], words[-1]))
+
+
+# list items: a claim is its item's sentence; the marker stays with a hedge or warning and
+# goes with a removal (it was left as "-." before)
+@pytest.mark.parametrize(("strictness", "body"), [
+    ("balanced", "Facts:\n- It is in Paris [1].\n- Note: a statement that the sources "
+                 "contradict was removed (“It is 500 metres tall”).\n- It is suggested that "
+                 "it opened in 1889, but this could not be verified.\n- It is iron [1]."),
+    ("strict", "Facts:\n- It is in Paris [1].\n- It is iron [1]."),
+])
+def test_list_items_keep_or_lose_their_marker_whole(strictness: str, body: str) -> None:
+    draft = "Facts:\n- It is in Paris.\n- It is 500 metres tall.\n- It opened in 1889.\n" \
+            "- It is iron."
+    ev = _ev("The tower is an iron tower in Paris.")
+    verdicts = [_v(draft, "It is in Paris.", S, ev), _v(draft, "It is 500 metres tall.", C, ev),
+                _v(draft, "It opened in 1889.", U, ev), _v(draft, "It is iron.", S, ev)]
+    out = Mitigator(strictness).mitigate(draft, verdicts)
+    assert out.body == body
+    for e in out.edits:
+        if e.replacement is not None:
+            assert out.body[slice(*e.body_span)] == e.replacement
+
+
+def test_numbered_list_item_removed_with_its_number() -> None:
+    draft = "1. Paris is big.\n2. Lyon is small.\n3. Rome is old."
+    ev = _ev("Paris is big. Rome is old.")
+    verdicts = [_v(draft, "Paris is big.", S, ev), _v(draft, "Lyon is small.", U, ev),
+                _v(draft, "Rome is old.", S, ev)]
+    assert Mitigator("strict").mitigate(draft, verdicts).body == \
+        "1. Paris is big [1].\n3. Rome is old [1]."
+    assert Mitigator("balanced").mitigate(draft, verdicts).body == (
+        "1. Paris is big [1].\n2. It is suggested that Lyon is small, but this could not be "
+        "verified.\n3. Rome is old [1].")
+
+
+# a sentence removed whole takes one of the whitespace runs around it with it, whatever kind
+@pytest.mark.parametrize(("draft", "body"), [
+    ("Paris is nice.\nThe tower has a shop.\nEnd is near.", "Paris is nice.\nEnd is near."),
+    ("The tower has a shop.\nParis is nice.", "Paris is nice."),
+    ("Paris is nice.\tThe tower has a shop.\tEnd is near.", "Paris is nice.\tEnd is near."),
+    ("Intro is here.\n\nThe tower has a shop. Next is there.",
+     "Intro is here.\n\nNext is there."),
+    ("Intro is here. The tower has a shop.\n\nNext is there.",
+     "Intro is here.\n\nNext is there."),
+    ("Paris is nice.\n\nThe tower has a shop.", "Paris is nice."),
+    ("Paris is nice. The tower has a shop. End is near.", "Paris is nice. End is near."),
+])
+def test_removed_sentence_leaves_one_separator(draft: str, body: str) -> None:
+    assert Mitigator("strict").mitigate(
+        draft, [_v(draft, "The tower has a shop.", U, _ev("Paris is nice."))]).body == body
+
+
+def test_hedge_keeps_an_abbreviations_stop_and_its_place() -> None:
+    # the decomposer ends a sentence after "U.S." where the splitter does not: the hedge
+    # stays before the next claim (it moved after it), with the abbreviation's stop
+    draft = "Acme is based in the U.S. It sells tools."
+    ev = _ev("It sells tools.")
+    verdicts = [_v(draft, "Acme is based in the U.S.", U, ev), _v(draft, "It sells tools.", S, ev)]
+    assert Mitigator().mitigate(draft, verdicts).body == (
+        "It is suggested that Acme is based in the U.S., but this could not be verified. "
+        "It sells tools [1].")
+    draft = "Acme sells hammers, nails, etc."
+    out = Mitigator().mitigate(draft, [_v(draft, draft, C, _ev("Acme sells saws."))])
+    assert out.body == ("Note: a statement that the sources contradict was removed (“Acme sells "
+                        "hammers, nails, etc.”).")
+    draft = "We use Plan B."  # one letter: a sentence's end, not an abbreviation
+    assert Mitigator().mitigate(draft, [_v(draft, draft, U, _ev("x"))]).body == (
+        "It is suggested that we use Plan B, but this could not be verified.")
+
+
+def test_references_quote_each_cited_sentence_and_stay_short() -> None:
+    # evidence without document offsets (span (0, 0)): a second sentence of one source is
+    # quoted too (it was left out: every such span looked "already quoted")
+    draft = "Paris is in France. Lyon is in France."
+    out = Mitigator().mitigate(draft, [
+        _v(draft, "Paris is in France.", S, _ev("Paris is a city in France.", "atlas")),
+        _v(draft, "Lyon is in France.", S, _ev("Lyon is a city in France.", "atlas"))])
+    assert out.body == "Paris is in France [1]. Lyon is in France [1]."
+    (ref,) = out.references
+    assert "Paris is a city in France." in ref.excerpt and "Lyon is a city" in ref.excerpt
+    # a long evidence sentence found in its document is cut to about excerpt_chars
+    long = "The tower " + "was built with great care and much iron " * 15 + "in 1889."
+    doc = "Intro sentence. " + long + " Outro sentence."
+    ev = Evidence(long, "doc", (16, 16 + len(long)))
+    draft = "The tower was built in 1889."
+    out = Mitigator().mitigate(draft, [_v(draft, draft, S, ev)], documents={"doc": doc})
+    assert len(out.references[0].excerpt) <= 160 and out.references[0].excerpt.endswith("…")
+
+
+@pytest.mark.parametrize(("kw", "match"), [
+    ({"excerpt_chars": 0}, "excerpt_chars must be an int >= 20, got 0"),
+    ({"excerpt_chars": "150"}, "excerpt_chars must be an int >= 20, got '150'"),
+    ({"max_citations": True}, "max_citations must be an int >= 0, got True"),
+])
+def test_mitigator_settings_are_checked(kw, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        Mitigator(**kw)

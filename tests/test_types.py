@@ -118,3 +118,28 @@ def test_spans_take_numpy_ints_as_python_ints() -> None:
     assert c.chunk_spans == ((0, 9),) and type(c.chunk_spans[0][0]) is int
     with pytest.raises(ValueError, match=r"chunk_spans\[0\] must be a \(start, end\) pair"):
         ChunkScores(rows[0], ((0, 9, 12),), rows, 0)
+
+
+def test_passage_copies_its_metadata_and_checks_doc_span() -> None:
+    meta = {"k": [1, 2]}
+    p = Passage("Paris is big.", "atlas", meta)
+    meta["new"] = 1
+    assert p.metadata == {"k": [1, 2]}
+    assert Passage("Paris is big.", "atlas", {"doc_span": [4, 17]}).metadata["doc_span"] == \
+        [4, 17]
+    with pytest.raises(ValueError, match=r"metadata\['doc_span'\] must be a \(start, end\) "
+                                         r"pair, got 5"):
+        Passage("Paris is big.", "atlas", {"doc_span": 5})
+    with pytest.raises(ValueError, match=r"metadata\['doc_span'\] \(0, 3\) has length 3 but "
+                                         r"text has 13"):
+        Passage("Paris is big.", "atlas", {"doc_span": (0, 3)})
+
+
+def test_evidence_score_must_be_a_finite_number_or_nan() -> None:
+    import math
+
+    assert math.isnan(Evidence("Paris is big.", "atlas").score)
+    with pytest.raises(TypeError, match="score must be a number .*got None"):
+        Evidence("Paris is big.", "atlas", score=None)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="score must be finite .*got inf"):
+        Evidence("Paris is big.", "atlas", score=float("inf"))

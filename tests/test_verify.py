@@ -8,7 +8,7 @@ from rag.decompose import SpacyDecomposer
 from rag.pairing import EvidencePairer
 from verifier import Verifier
 from verifier.alignment import AlignmentDetector
-from verifier.types import Claim, ClaimEvidence, Evidence, Status
+from verifier.types import Claim, ClaimEvidence, Evidence, Passage, Status
 
 
 class KeywordNLI:
@@ -64,8 +64,42 @@ def test_verify_pairs_and_errors() -> None:
         v.verify_pairs(["x"], ["a", "b"])
     with pytest.raises(ValueError, match="exactly one of evidence= or retriever="):
         v.verify("Paris is in France.")
-    with pytest.raises(ValueError, match="support_threshold must be in"):
+    with pytest.raises(ValueError, match="support_threshold must be a number in"):
         Verifier(KeywordNLI(), support_threshold=0, meta=None)
+
+
+@pytest.mark.parametrize(("call", "exc", "match"), [
+    (lambda v: v.verify_pairs([None], ["Paris is in France."]), TypeError,
+     r"claims\[0\] must be a non-empty str or a Claim, got None"),
+    (lambda v: v.verify_pairs("ab", ["P q.", "R s."]), TypeError,
+     "claims must be a list .*got str 'ab'"),
+    (lambda v: v.verify_pairs(["Paris is big."], [None]), TypeError,
+     r"evidences\[0\]: evidence\[0\] must be an Evidence, Passage or str, got NoneType"),
+    (lambda v: v.verify(None, evidence="x"), TypeError,
+     "draft must be a non-empty str or Generation, got NoneType None"),
+    (lambda v: v.verify("Paris is big.", evidence="x", top_k=0), ValueError,
+     "top_k must be an int > 0, got 0"),
+])
+def test_verify_input_errors_name_the_parameter_and_value(call, exc, match) -> None:
+    with pytest.raises(exc, match=match):
+        call(_verifier())
+
+
+@pytest.mark.parametrize(("kw", "match"), [
+    ({"top_k_evidence": True}, "top_k_evidence must be an int > 0, got True"),
+    ({"parallel": "no"}, "parallel must be True, False or None, got 'no'"),
+    ({"support_threshold": "abc"}, "support_threshold must be a number in .*got 'abc'"),
+    ({"contradiction_threshold": None}, "contradiction_threshold must be a number in"),
+])
+def test_verifier_settings_errors_name_the_parameter(kw, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        _verifier(**kw)
+
+
+def test_verify_pairs_takes_a_passage() -> None:
+    out = _verifier().verify_pairs(["Paris is in France."],
+                                   [Passage("Paris is in France.", "atlas")])
+    assert out[0].status == Status.SUPPORTED and out[0].evidence[0].source_id == "atlas"
 
 
 def test_verify_with_retriever() -> None:
@@ -172,3 +206,22 @@ def test_verify_context_is_the_passage_whose_text_holds_the_sentence() -> None:
     doc = "Intro. Paris is the capital. It has 2 million people."
     part = Evidence(doc[7:], "wiki", (7, len(doc)))
     assert _context(Evidence("Paris is the capital.", "wiki", (7, 28)), [part]) == doc[7:]
+
+
+def test_cited_sentence_is_the_one_that_supports_the_claim_within_its_passage() -> None:
+    # both sentences are read inside the passage (same NLI row); the one cited is the one
+    # that entails the claim read alone, not the one the pairer ranked first
+    passage = "The Eiffel Tower is a landmark in Paris. It was completed in 1889."
+    nli = KeywordNLI()
+    v = Verifier(nli, decomposer=SpacyDecomposer(model="not_installed"),
+                 pairer=EvidencePairer(encoder=HashEncoder(), top_k=2, min_score=0.0),
+                 alignment=AlignmentDetector(HashEncoder()), alignment_classifier=None,
+                 meta=None, top_k_evidence=2)
+    for span in ((0, len(passage)), (0, 0)):  # (0, 0): a passage without document offsets
+        rep = v.verify("The Eiffel Tower in Paris was completed in 1889.",
+                       evidence=[Evidence(passage, "doc", span)])
+        (verdict,) = rep.verdicts
+        assert verdict.status == Status.SUPPORTED
+        assert verdict.evidence[0].content == "It was completed in 1889."
+        assert verdict.evidence[0].span == (41, 66)
+        assert passage[slice(*verdict.evidence[0].span)] == verdict.evidence[0].content

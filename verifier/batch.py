@@ -315,11 +315,12 @@ def _read_json_array(path: Path) -> Iterator[RawRow]:
         return
     try:
         doc = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, digit limit, depth
         lines = text.splitlines()
-        raw = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else ""
-        logger.error("input %s: bad JSON: %s%s", src, exc, skipped)
-        yield RawRow(exc.lineno, raw, None, f"bad JSON: {exc}{skipped}", src)
+        lineno = getattr(exc, "lineno", 1)
+        raw = lines[lineno - 1] if 0 < lineno <= len(lines) else ""
+        logger.error("input %s: bad JSON: %s%s", src, _json_error(exc), skipped)
+        yield RawRow(lineno, raw, None, f"bad JSON: {_json_error(exc)}{skipped}", src)
         return
     if not isinstance(doc, list):
         logger.error("input %s: a .json input must hold an array of objects, got a JSON %s%s",
@@ -382,6 +383,29 @@ def _quotes_as_text(lines: list[str], values: list[str], parse_error: str | None
                                              for ln in lines)
 
 
+def _check_not_utf16(path: Path) -> None:
+    """Refuse an input saved as UTF-16 or UTF-32 (Excel's "Unicode Text") at once.
+
+    Read as UTF-8, its every line would be an error row.
+    """
+    with path.open("rb") as fh:
+        head = fh.read(4)
+    if head.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
+        raise ValueError(f"input {str(path)!r} is UTF-16 or UTF-32 text (it starts with that "
+                         "byte-order mark); convert it to UTF-8, e.g. iconv -f utf-16 -t utf-8")
+
+
+def _lines_are_rows(lines: list[str], header: list[str] | None) -> bool:
+    """Whether each line of a CSV record that ran over several lines is a row by itself.
+
+    A row by itself: the header's number of fields, quotes read as text. Then the record's
+    opening quote was a stray one.
+    """
+    if header is None:
+        return False
+    return all(line.count(",") + 1 == len(header) for line in lines)
+
+
 def _read_delimited(path: Path, fmt: str) -> Iterator[RawRow]:
     """Rows of a CSV/TSV file, streamed; each row's ``line`` is the file line it starts on.
 
@@ -399,6 +423,10 @@ def _read_delimited(path: Path, fmt: str) -> Iterator[RawRow]:
     over several lines that each hold a whole row) is read as text instead, one record a
     line, quotes kept, as a plain tab-separated file means it. (A field that is a quoted text
     and nothing else, ``"Hello"``, is read as ``Hello``.)
+
+    CSV quoting must be the ``csv`` module's: a record that cannot be parsed, or whose quoted
+    field ran over lines that are each a whole row (a stray opening quote), gives one error
+    row per line.
     """
     src = str(path)
     delim = "," if fmt == "csv" else "\t"
@@ -413,10 +441,10 @@ def _read_delimited(path: Path, fmt: str) -> Iterator[RawRow]:
                 consumed.append(text_line)
                 yield text_line
 
-        # TSV: strict, so that quotes the csv module would not have written are an error
-        # (then read as text below) rather than a field silently glued to what follows
+        # strict, so that quotes the csv module would not have written are an error (TSV:
+        # then read as text below) rather than a field silently glued to what follows
         reader = csv.reader(physical_lines(), delimiter=delim, quoting=csv.QUOTE_MINIMAL,
-                            strict=fmt == "tsv")
+                            strict=True)
         header: list[str] | None = None
         header_error: str | None = None
 
@@ -440,6 +468,16 @@ def _read_delimited(path: Path, fmt: str) -> Iterator[RawRow]:
                     for k, line in enumerate(lines):
                         text = line.rstrip("\r\n")
                         yield start + k, text, text.split("\t") if text else [], None
+                    continue
+                if fmt == "csv" and len(lines) > 1 and (
+                        parse_error is not None or _lines_are_rows(lines, header)):
+                    # a stray quote joined lines into one record: each line is an error of
+                    # its own (rows are not guessed at, nor glued together)
+                    why = parse_error or "a quoted field ran over lines that are each a row"
+                    for k, line in enumerate(lines):
+                        yield (start + k, line.rstrip("\r\n"), [],
+                               f"{why} (a quote opened on line {start} ran to line "
+                               f"{start + len(lines) - 1}: a stray quote?)")
                     continue
                 yield start, "".join(lines).rstrip("\r\n"), values, parse_error
 
@@ -508,14 +546,21 @@ def read_rows(path: Path) -> Iterator[RawRow]:
                 continue
             try:
                 rec = json.loads(text)
-            except json.JSONDecodeError as exc:
-                yield RawRow(i, text, None, f"bad JSON: {exc}", src)
+            except (ValueError, RecursionError) as exc:  # JSONDecodeError, digit limit, depth
+                yield RawRow(i, text, None, f"bad JSON: {_json_error(exc)}", src)
                 continue
             if not isinstance(rec, dict):
                 yield RawRow(i, text, None,
                              f"a JSON line must be an object, got {_a_json_type(rec)}", src)
                 continue
             yield RawRow(i, text, rec, None, src)
+
+
+def _json_error(exc: Exception) -> str:
+    """What ``json.loads`` found wrong (a nesting too deep for Python's parser included)."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply to parse"
+    return str(exc)
 
 
 _JSON_TYPES: dict[type, str] = {str: "string", bool: "boolean", int: "number", float: "number",
@@ -537,6 +582,14 @@ def _short(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def _has_text(text: str) -> bool:
+    """Whether ``text`` holds a visible character.
+
+    Spaces, control and zero-width characters (NUL, U+200B) are not.
+    """
+    return any(ch.isprintable() and not ch.isspace() for ch in text)
+
+
 def extract(rec: dict[str, Any], fields: FieldMap) -> tuple[str, str, Any, str | None]:
     """Return ``(claim, evidence, raw_label, id)`` of a record; ``ValueError`` if unusable.
 
@@ -549,8 +602,9 @@ def extract(rec: dict[str, Any], fields: FieldMap) -> tuple[str, str, Any, str |
     if not isinstance(claim, str):
         raise ValueError(f"claim field {fields.claim!r} must be a string, got "
                          f"{_a_json_type(claim)} ({_short(claim)})")
-    if not claim.strip():
-        raise ValueError(f"empty claim in field {fields.claim!r}")
+    if not _has_text(claim):
+        raise ValueError(f"empty claim in field {fields.claim!r}"  # invisible characters shown
+                         + (f" ({_short(claim)})" if claim.strip() else ""))
     _check_unicode(claim, f"claim field {fields.claim!r}")
     parts: list[str] = []
     for name in fields.evidence.split(","):
@@ -569,7 +623,7 @@ def extract(rec: dict[str, Any], fields: FieldMap) -> tuple[str, str, Any, str |
             raise ValueError(f"evidence field {name!r} must be a string or a list of strings, "
                              f"got {_a_json_type(val)} ({_short(val)})")
     evidence = " ".join(p.strip() for p in parts if p.strip())
-    if not evidence:
+    if not _has_text(evidence):
         raise ValueError(f"empty evidence in field {fields.evidence!r}")
     if fields.label not in rec:
         raise ValueError(f"missing label field {fields.label!r}")
@@ -707,10 +761,15 @@ class EvalConfig:
         self.output_dir = Path(self.output_dir)
         if not self.inputs:
             raise ValueError("inputs must name at least one file, got none")
+        seen: dict[Path, Path] = {}
         for p in self.inputs:
             if not p.is_file():
                 raise FileNotFoundError(f"input file not found: {str(p)!r}")
             _detect_format(p)
+            _check_not_utf16(p)
+            first = seen.setdefault(p.resolve(), p)
+            if first is not p:  # its rows would be scored and counted twice
+                raise ValueError(f"inputs name one file twice: {str(first)!r} and {str(p)!r}")
         if self.scheme not in SCHEMES:
             raise ValueError(f"scheme must be one of {SCHEMES}, got {self.scheme!r}")
         if self.mode not in ("nli", "ensemble"):
@@ -740,8 +799,8 @@ class EvalConfig:
         if self.preset is not None and self.preset not in PRESETS:
             raise ValueError(f"unknown preset {self.preset!r}; known: {sorted(PRESETS)}")
 
-    def fingerprint(self, **extra: Any) -> str:
-        """Hash of everything that decides the outputs, plus each input's size and mtime.
+    def settings(self, **extra: Any) -> dict[str, Any]:
+        """Everything that decides the outputs, plus each input's size and mtime (JSON types).
 
         ``extra``: values resolved at run time that decide the outputs too (the threshold).
         """
@@ -750,7 +809,13 @@ class EvalConfig:
             d.pop(key)
         d["inputs"] = [[str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns]
                        for p in self.inputs]
-        return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()
+        out: dict[str, Any] = json.loads(json.dumps(d, sort_keys=True, default=str))
+        return out
+
+    def fingerprint(self, **extra: Any) -> str:
+        """Hash of :meth:`settings`: a run resumes only into a folder of the same one."""
+        return hashlib.sha256(json.dumps(self.settings(**extra), sort_keys=True)
+                              .encode()).hexdigest()
 
 
 def _fsync_write(fh: io.BufferedWriter, lines: list[str]) -> None:
@@ -1048,15 +1113,30 @@ def _run_eval(cfg: EvalConfig, scorer: Any, show_progress_bar: bool | None
     pred_path, err_path, state_path = (out / "predictions.jsonl", out / "errors.jsonl",
                                        out / "state.json")
     threshold, threshold_source = resolve_threshold(cfg)
+    settings = cfg.settings(resolved_threshold=threshold)
     fp = cfg.fingerprint(resolved_threshold=threshold)
-    state = {"version": STATE_VERSION, "fingerprint": fp, "rows_done": 0, "pred_bytes": 0,
-             "err_bytes": 0, "seconds": 0.0, "pairs_scored": 0, "done": False}
+    state = {"version": STATE_VERSION, "fingerprint": fp, "settings": settings, "rows_done": 0,
+             "pred_bytes": 0, "err_bytes": 0, "seconds": 0.0, "pairs_scored": 0, "done": False}
     if state_path.exists():
-        old = json.loads(state_path.read_text())
-        if old.get("fingerprint") != fp:
+        try:
+            old = json.loads(state_path.read_text(encoding="utf-8"))
+            if not isinstance(old, dict):
+                raise ValueError(f"a JSON object was expected, got {_a_json_type(old)}")
+        except (ValueError, RecursionError) as exc:
             raise ValueError(
-                f"output_dir {str(out)!r} holds a run with other arguments or inputs; "
-                "use another output_dir or delete it")
+                f"{str(state_path)!r} cannot be read ({_json_error(exc)}): the folder does not "
+                "hold a run this version can resume; use another output_dir or delete it"
+            ) from exc
+        if old.get("fingerprint") != fp:
+            before = old.get("settings")
+            changed = ([f"{k}: {before.get(k)!r} then, {settings.get(k)!r} now"
+                        for k in sorted(set(before) | set(settings))
+                        if before.get(k) != settings.get(k)]
+                       if isinstance(before, dict) else [])
+            raise ValueError(
+                f"output_dir {str(out)!r} holds a run with other arguments or inputs"
+                + (f" ({'; '.join(changed)})" if changed else "")
+                + "; use another output_dir or delete it")
         state = old
         logger.info("resuming after %d rows", state["rows_done"])
     for path, key in ((pred_path, "pred_bytes"), (err_path, "err_bytes")):

@@ -119,11 +119,15 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             base = SPLIT_FIELDS
         else:
             inputs = resolve_preset_inputs(args.preset)
+    for option in ("claim_field", "evidence_field", "label_field", "id_field"):
+        value = getattr(args, option)
+        if value is not None and not value.strip():
+            raise ValueError(f"--{option.replace('_', '-')} must name a field, got {value!r}")
     fields = FieldMap(
-        claim=args.claim_field or base.claim,
-        evidence=args.evidence_field or base.evidence,
-        label=args.label_field or base.label,
-        id=args.id_field or base.id,
+        claim=args.claim_field if args.claim_field is not None else base.claim,
+        evidence=args.evidence_field if args.evidence_field is not None else base.evidence,
+        label=args.label_field if args.label_field is not None else base.label,
+        id=args.id_field if args.id_field is not None else base.id,
     )
     scheme = args.scheme or (preset.scheme if preset else "3class")
     bs: int | str = args.batch_size
@@ -214,6 +218,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from verifier.errors import VerifierError
 
     try:
+        from verifier.cli_rag import text_value
+
+        for name, value in vars(args).items():  # undecodable bytes in an argument
+            if isinstance(value, str):
+                text_value(f"--{name.replace('_', '-')}", value)
         return int(args.func(args) or 0)
     except (ValueError, TypeError, OSError, VerifierError) as exc:
         logger.debug("error details", exc_info=True)

@@ -61,6 +61,40 @@ def load_documents(path: Path) -> list[Passage]:
 _LOOKS_LIKE_PATH = re.compile(r"\S+\.(?:txt|md|json)|\S*/\S*", re.IGNORECASE)
 
 
+def read_stdin(option: str) -> str:
+    """Standard input as UTF-8 text, decoded strictly.
+
+    The locale's decoder would let undecodable bytes through as lone surrogates.
+
+    Raises:
+        ValueError: stdin is not UTF-8 (the message names ``option``).
+    """
+    buffer = getattr(sys.stdin, "buffer", None)
+    try:
+        if buffer is None:  # a text stream without bytes (a test's StringIO)
+            return text_value(f"{option} -", sys.stdin.read())
+        return buffer.read().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{option} -: stdin is not UTF-8 text ({exc})") from exc
+
+
+def text_value(option: str, value: str) -> str:
+    """``value`` unchanged, or an error naming ``option`` when it holds undecodable bytes.
+
+    A command-line argument that was not UTF-8 arrives with lone surrogates.
+
+    Example:
+        >>> text_value("--question", "Où est Paris ?")
+        'Où est Paris ?'
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"{option} {value!r}: not UTF-8 text ({exc.reason} at position "
+                         f"{exc.start})") from exc
+    return value
+
+
 def read_draft(value: str) -> str:
     """The draft a ``--draft`` value names: ``-`` is stdin, a file's UTF-8 text, else the text.
 
@@ -74,10 +108,8 @@ def read_draft(value: str) -> str:
             value names no file (the message names ``--draft`` and the value).
     """
     if value == "-":
-        try:
-            return sys.stdin.read()
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"--draft -: stdin is not UTF-8 text ({exc})") from exc
+        return read_stdin("--draft")
+    text_value("--draft", value)
     path = Path(value)
     try:
         is_file, is_dir = path.is_file(), path.is_dir()
@@ -205,7 +237,7 @@ def _self_correct(args: argparse.Namespace, retriever: Any) -> int:
 def _cmd_decompose(args: argparse.Namespace) -> int:
     from rag.decompose import SpacyDecomposer
 
-    text = sys.stdin.read() if args.text == "-" else args.text
+    text = read_stdin("TEXT") if args.text == "-" else text_value("TEXT", args.text)
     claims = SpacyDecomposer().decompose(text)
     if args.json:
         json.dump([c.to_dict() for c in claims], sys.stdout, indent=2, ensure_ascii=False)

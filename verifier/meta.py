@@ -592,8 +592,9 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
     def from_json(cls, text: str) -> StatusClassifier:
         """Rebuild a fitted classifier from :meth:`to_json` output."""
         d = json.loads(text)
-        if d.get("format") != STATUS_FORMAT:
-            raise ValueError(f"not a status-classifier file (format {d.get('format')!r})")
+        if not isinstance(d, dict) or d.get("format") != STATUS_FORMAT:
+            got = d.get("format") if isinstance(d, dict) else type(d).__name__
+            raise ValueError(f"not a status-classifier file (format {got!r})")
         try:
             m = cls(**d["params"])
             m.support_ = MetaClassifier.from_json(json.dumps(d["support"]))
@@ -602,6 +603,8 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
             m.support_threshold_ = float(d.get("support_threshold", 0.5))
         except KeyError as e:
             raise ValueError(f"status-classifier file lacks the field {e.args[0]!r}") from None
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"status-classifier file has a malformed field: {e}") from e
         if list(m.support_.classes_) != [NOT_SUPPORTED, "Supported"]:
             raise ValueError(f"status-classifier file: the support stage's classes must be "
                              f"{[NOT_SUPPORTED, 'Supported']}, got {m.support_.classes_.tolist()}")

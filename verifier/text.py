@@ -29,6 +29,10 @@ def csv_unescaped(text: str) -> str:
     return m.group("body").replace('""', '"') + m.group("tail")
 
 
+#: A list item's marker at the start of a line: "- ", "* ", "• ", "1. ", "2) ".
+LIST_ITEM = re.compile(r"\s*(?:\d{1,2}[.)]|[-*•])\s+")
+
+
 def phrase_pattern(phrase: str) -> re.Pattern[str]:
     """``phrase`` as a whole token sequence: not inside a longer word or number.
 

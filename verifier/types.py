@@ -123,6 +123,13 @@ class Passage(_Serialisable):
             raise ValueError(f"source_id must be a non-empty str, got {self.source_id!r}")
         if not isinstance(self.metadata, dict):
             raise TypeError(f"metadata must be a dict, got {type(self.metadata).__name__}")
+        # a copy (of its top level): the caller's dict changing must not change the passage
+        object.__setattr__(self, "metadata", dict(self.metadata))
+        if "doc_span" in self.metadata:
+            start, end = _check_span("metadata['doc_span']", self.metadata["doc_span"])
+            if end - start != len(self.text):
+                raise ValueError(f"metadata['doc_span'] {(start, end)} has length "
+                                 f"{end - start} but text has {len(self.text)}")
 
 
 @dataclass(frozen=True)
@@ -164,7 +171,14 @@ class Evidence(_Serialisable):
             raise ValueError(
                 f"span {span} has length {span[1] - span[0]} but content has {len(self.content)}"
             )
-        object.__setattr__(self, "score", float(self.score))
+        try:
+            score = float(self.score)
+        except (TypeError, ValueError):
+            raise TypeError(f"score must be a number (nan when unknown), got "
+                            f"{self.score!r}") from None
+        if math.isinf(score):
+            raise ValueError(f"score must be finite (nan when unknown), got {self.score!r}")
+        object.__setattr__(self, "score", score)
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-serialisable dict (``nan`` score becomes ``None``)."""

@@ -72,12 +72,13 @@ def _context(ev: Evidence, passages: Sequence[Evidence] | None) -> str:
     """
     best = None
     for p in passages or ():
-        if p.source_id == ev.source_id and p.span[0] <= ev.span[0] and ev.span[1] <= p.span[1] \
-                and p.span != (0, 0):
-            start = ev.span[0] - p.span[0]
+        # a passage given without document offsets (span (0, 0)) starts at 0
+        span = p.span if p.span != (0, 0) else (0, len(p.content))
+        if p.source_id == ev.source_id and span[0] <= ev.span[0] and ev.span[1] <= span[1]:
+            start = ev.span[0] - span[0]
             if p.content[start: start + len(ev.content)] != ev.content:
                 continue
-            if best is None or p.span[1] - p.span[0] < best.span[1] - best.span[0]:
+            if best is None or len(p.content) < len(best.content):
                 best = p
     return best.content if best is not None else ev.content
 
@@ -266,10 +267,14 @@ class Verifier:
                  top_k_evidence: int = 3, min_evidence_score: float = MIN_SCORE) -> None:
         for name, val in (("support_threshold", support_threshold),
                           ("contradiction_threshold", contradiction_threshold)):
-            if not 0.0 < float(val) <= 1.0:
-                raise ValueError(f"{name} must be in (0, 1], got {val!r}")
-        if not isinstance(top_k_evidence, int) or top_k_evidence <= 0:
-            raise ValueError(f"top_k_evidence must be > 0, got {top_k_evidence!r}")
+            if isinstance(val, bool) or not isinstance(val, (int, float, np.number)) \
+                    or not 0.0 < float(val) <= 1.0:
+                raise ValueError(f"{name} must be a number in (0, 1], got {val!r}")
+        if not isinstance(top_k_evidence, int) or isinstance(top_k_evidence, bool) \
+                or top_k_evidence <= 0:
+            raise ValueError(f"top_k_evidence must be an int > 0, got {top_k_evidence!r}")
+        if parallel is not None and not isinstance(parallel, bool):
+            raise ValueError(f"parallel must be True, False or None, got {parallel!r}")
         min_evidence_score = check_min_score(min_evidence_score, "min_evidence_score")
         if strictness not in SUPPORT_MIN:
             raise ValueError(f"strictness must be one of {sorted(SUPPORT_MIN)}, got "
@@ -305,7 +310,7 @@ class Verifier:
         self.alignment_classifier = _load_classifier(alignment_classifier, "alignment",
                                                      "alignment_classifier")
         self.strictness = strictness
-        self.parallel = None if parallel is None else bool(parallel)
+        self.parallel = parallel
         self.support_threshold = float(support_threshold)
         self.contradiction_threshold = float(contradiction_threshold)
         self.top_k_evidence = top_k_evidence
@@ -399,8 +404,13 @@ class Verifier:
         """
         generation = draft if isinstance(draft, Generation) else None
         text = draft.text if isinstance(draft, Generation) else draft
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError("draft must be a non-empty str or Generation")
+        if not isinstance(text, str):
+            raise TypeError(f"draft must be a non-empty str or Generation, got "
+                            f"{type(draft).__name__} {draft!r:.80}")
+        if not text.strip():
+            raise ValueError(f"draft must be a non-empty str or Generation, got {draft!r:.80}")
+        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k <= 0:
+            raise ValueError(f"top_k must be an int > 0, got {top_k!r}")
         if (evidence is None) == (retriever is None):
             raise ValueError("give exactly one of evidence= or retriever=")
         t: dict[str, float] = {}
@@ -498,14 +508,37 @@ class Verifier:
             results = {n: timed(n) for n in tasks}
         spent["detectors"] = time.perf_counter() - t0
         probs: np.ndarray = results["nli"]
+        t0 = time.perf_counter()
+        alone = self._sentences_alone(paired, units, keys)
+        spent["nli"] += time.perf_counter() - t0
         features = self._features(paired, units, probs, results["alignment"],
                                   results["uncertainty"])
         t0 = time.perf_counter()
-        verdicts = self._decide_all(paired, units, probs, features)
+        verdicts = self._decide_all(paired, units, probs, features, alone)
         spent["meta"] = time.perf_counter() - t0
         if timings is not None:
             timings.update(spent)
         return verdicts
+
+    def _sentences_alone(self, paired: Sequence[ClaimEvidence],
+                         units: list[tuple[int, Evidence]], keys: list[tuple[str, str]]
+                         ) -> dict[int, tuple[str, float]]:
+        """Which of a claim's sentences from one passage to cite.
+
+        Sentences read inside the same passage get the same NLI row, so the row cannot say
+        which of them supports the claim. For units that share their passage with another
+        unit of the same claim: ``{unit: (passage, p(entailment) of the sentence read
+        alone)}``. The features and the status do not use it; the evidence order does.
+        """
+        groups: dict[tuple[int, str], list[int]] = {}
+        for k, (ci, ev) in enumerate(units):
+            if keys[k][0] != ev.content:  # read inside a passage
+                groups.setdefault((ci, keys[k][0]), []).append(k)
+        tied = [k for g in groups.values() if len(g) > 1 for k in g]
+        if not tied:
+            return {}
+        scores = self._run_nli([(units[k][1].content, keys[k][1]) for k in tied])
+        return {k: (keys[k][0], float(scores[j, 0])) for j, k in enumerate(tied)}
 
     def _features(self, paired: Sequence[ClaimEvidence], units: list[tuple[int, Evidence]],
                   probs: np.ndarray, align: list[dict[str, float]],
@@ -535,7 +568,8 @@ class Verifier:
         return out
 
     def _decide_all(self, paired: Sequence[ClaimEvidence], units: list[tuple[int, Evidence]],
-                    probs: np.ndarray, features: list[dict[str, float]]) -> list[ClaimVerdict]:
+                    probs: np.ndarray, features: list[dict[str, float]],
+                    alone: dict[int, tuple[str, float]] | None = None) -> list[ClaimVerdict]:
         def proba(model: Any) -> np.ndarray | None:
             if model is None or not features:
                 return None
@@ -565,6 +599,10 @@ class Verifier:
                 continue
             best = rows[best_unit(probs[rows])]
             row = probs[best]
+            if alone and best in alone:  # the passage's sentence that supports the claim best
+                passage = alone[best][0]
+                best = max((k for k in rows if k in alone and alone[k][0] == passage),
+                           key=lambda k: alone[k][1])
             ev_best = units[best][1]
             order = (ev_best, *(units[k][1] for k in rows if k != best))
             if meta_p is not None:
@@ -592,14 +630,26 @@ class Verifier:
 
         ``evidences[i]`` is one evidence text (or ``Evidence``) or a list of them.
         """
+        for name, value in (("claims", claims), ("evidences", evidences)):
+            if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+                raise TypeError(f"{name} must be a list (one item per pair), got "
+                                f"{type(value).__name__} {value!r:.80}")
         if len(claims) != len(evidences):
             raise ValueError(f"claims has {len(claims)} items but evidences has "
                              f"{len(evidences)}")
         paired = []
         for i, (c, e) in enumerate(zip(claims, evidences, strict=True)):
-            claim = c if isinstance(c, Claim) else Claim(str(c))
-            items = [e] if isinstance(e, (str, Evidence)) else list(e)
-            evs = _as_evidence(items)
+            if isinstance(c, Claim):
+                claim = c
+            elif isinstance(c, str) and c.strip():
+                claim = Claim(c)
+            else:
+                raise TypeError(f"claims[{i}] must be a non-empty str or a Claim, got {c!r:.80}")
+            try:
+                evs = _as_evidence(e if isinstance(e, (str, Evidence, Passage, Sequence))
+                                   else [e])
+            except (TypeError, ValueError) as exc:
+                raise type(exc)(f"evidences[{i}]: {exc}") from exc
             if not evs:
                 raise ValueError(f"evidences[{i}] is empty")
             paired.append(ClaimEvidence(claim, tuple(evs)))
