@@ -19,8 +19,9 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
@@ -30,6 +31,7 @@ from rag.chunking import chunk_document
 from verifier.embedded import (
     MODEL_LOAD_LOCK,
     embedded_embedding_model,
+    folder_fingerprint,
     resolve_device,
     resolve_dtype,
 )
@@ -56,7 +58,9 @@ STOP_WORDS = frozenset(
     "them their about into over under again further once all any both each few more most other "
     "some such only own same just also s t".split()
 )
-_TOKEN = re.compile(r"\w+", re.UNICODE)
+#: Ideographs and kana: text without spaces between words, so each character is a token.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+", re.UNICODE)
 
 
 def tokenize(text: str) -> list[str]:
@@ -68,9 +72,14 @@ def tokenize(text: str) -> list[str]:
     Returns:
         The tokens in text order (repeats kept).
 
+    Chinese and Japanese characters are one token each (the text puts no space between
+    words).
+
     Example:
         >>> tokenize("The Eiffel Tower, in Paris!")
         ['eiffel', 'tower', 'paris']
+        >>> tokenize("東京は首都")
+        ['東', '京', 'は', '首', '都']
     """
     return [t for t in _TOKEN.findall(text.lower()) if t not in STOP_WORDS]
 
@@ -216,16 +225,32 @@ class _Corpus:
         """``{"type": registry name, "init_parameters": {...}}`` (JSON-serialisable)."""
         return {"type": self.type_name, "init_parameters": self._params()}
 
-    def _save_corpus(self, path: Path, extra: dict[str, Any]) -> None:
+    def _save_corpus(self, path: Path, extra: dict[str, Any],
+                     more_files: Callable[[Path], None] | None = None,
+                     init_parameters: dict[str, Any] | None = None) -> None:
+        """Write the corpus files, then ``more_files(path)``, then the manifest.
+
+        The manifest goes last (and an old one first): a save that fails half-way leaves a
+        folder that reads as "no index", not a mix of two indexes.
+        """
         self._require_index()
         path.mkdir(parents=True, exist_ok=True)
         manifest = {"format_version": FORMAT_VERSION, **self.to_dict(),
                     "n_documents": len(self.documents), "n_passages": len(self.passages),
                     **extra}
-        (path / "manifest.json").write_text(json.dumps(manifest, indent=2))
-        (path / "documents.json").write_text(json.dumps(self.documents, ensure_ascii=False))
+        if init_parameters is not None:
+            manifest["init_parameters"] = init_parameters
+        (path / "manifest.json").unlink(missing_ok=True)
+        (path / "documents.json").write_text(json.dumps(self.documents, ensure_ascii=False),
+                                             encoding="utf-8")
         (path / "passages.json").write_text(
-            json.dumps([p.to_dict() for p in self.passages], ensure_ascii=False))
+            json.dumps([p.to_dict() for p in self.passages], ensure_ascii=False),
+            encoding="utf-8")
+        if more_files is not None:
+            more_files(path)
+        tmp = path / "manifest.json.tmp"
+        tmp.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+        os.replace(tmp, path / "manifest.json")
 
     @staticmethod
     def _read_manifest(path: Path, expected_type: str) -> dict[str, Any]:
@@ -233,7 +258,7 @@ class _Corpus:
         mf = path / "manifest.json"
         if not mf.is_file():
             raise FileNotFoundError(f"no index in {str(path)!r} (manifest.json missing)")
-        manifest = json.loads(mf.read_text())
+        manifest = json.loads(mf.read_text(encoding="utf-8"))
         if manifest.get("format_version") != FORMAT_VERSION:
             raise IndexMismatchError(
                 f"index format {manifest.get('format_version')!r} in {str(path)!r}, "
@@ -244,9 +269,9 @@ class _Corpus:
         return manifest
 
     def _load_corpus(self, path: Path, manifest: dict[str, Any]) -> None:
-        self.documents = json.loads((path / "documents.json").read_text())
-        self.passages = [Passage.from_dict(d)
-                         for d in json.loads((path / "passages.json").read_text())]
+        self.documents = json.loads((path / "documents.json").read_text(encoding="utf-8"))
+        self.passages = [Passage.from_dict(d) for d in json.loads(
+            (path / "passages.json").read_text(encoding="utf-8"))]
         n = manifest.get("n_passages")
         if n is not None and n != len(self.passages):
             raise IndexMismatchError(
@@ -505,7 +530,9 @@ class DenseRetriever(_Corpus):
         from sentence_transformers import SentenceTransformer
 
         device = resolve_device(self.device)
-        path = self.model_name_or_path or embedded_embedding_model()
+        path = self.model_name_or_path
+        if path is None or path == EMBEDDED_MODEL_ID:
+            path = embedded_embedding_model()
         dtype = resolve_dtype(self.dtype, device)
         with MODEL_LOAD_LOCK:
             if self._model is not None:
@@ -617,10 +644,19 @@ class DenseRetriever(_Corpus):
         emb = self.embeddings
         if emb is None:
             raise ValueError(f"{type(corpus).__name__} has no index: call index(documents) first")
+        def vectors(folder: Path) -> None:
+            np.save(folder / "embeddings.npy", emb, allow_pickle=False)
+            faiss.write_index(self._faiss, str(folder / "faiss.index"))
+
+        params = corpus.to_dict()["init_parameters"]
+        model = _local_model(self.model_name_or_path)
+        if model is not None and self.model_id != EMBEDDED_MODEL_ID:
+            # the folder as a path from anywhere, not from the directory of the save
+            params = {**params, "model_name_or_path": str(model)}
         corpus._save_corpus(path, {"embedding_model": self.model_id,
-                                   "dimension": int(emb.shape[1])})
-        np.save(path / "embeddings.npy", emb, allow_pickle=False)
-        faiss.write_index(self._faiss, str(path / "faiss.index"))
+                                   "embedding_fingerprint": model_fingerprint(
+                                       self.model_name_or_path),
+                                   "dimension": int(emb.shape[1])}, vectors, params)
 
     def _load_vectors(self, path: Path, manifest: dict[str, Any]) -> None:
         import faiss
@@ -665,14 +701,57 @@ class DenseRetriever(_Corpus):
 
 def _read_vector_manifest(path: Path, type_name: str, model_name_or_path: str | None
                           ) -> dict[str, Any]:
+    """The manifest, once the model to query with is known to be the one that wrote it.
+
+    That model is ``model_name_or_path`` when given, else the saved one. It is the same
+    model when its name is (and, for a local folder, its fingerprint is, when recorded), or
+    when it is a local folder with the recorded fingerprint (the same model moved).
+    """
     manifest = _Corpus._read_manifest(path, type_name)
-    if model_name_or_path is not None and _model_id(model_name_or_path) != \
-            manifest["embedding_model"]:
+    given = model_name_or_path
+    if given is None:
+        given = _saved_model(manifest)
+    wrote, recorded = manifest["embedding_model"], manifest.get("embedding_fingerprint")
+    if given is not None and given != EMBEDDED_MODEL_ID and Path(given).is_absolute() \
+            and not Path(given).exists():
+        raise FileNotFoundError(
+            f"index in {str(path)!r} was written with the embedding model in {given!r}, which "
+            "is not there any more; pass model_name_or_path= (the same model, moved)")
+    same_name = _model_id(given) == wrote
+    fingerprint = model_fingerprint(given) if recorded is not None else None
+    if not ((same_name and fingerprint in (None, recorded))
+            or (fingerprint is not None and fingerprint == recorded)):
+        what = "another model" if same_name else repr(_model_id(given))
         raise IndexMismatchError(
-            f"index in {str(path)!r} was written with embedding model "
-            f"{manifest['embedding_model']!r}, not {_model_id(model_name_or_path)!r}; "
-            "re-index the documents with the new model")
+            f"index in {str(path)!r} was written with embedding model {wrote!r}, not "
+            f"{what}{' (its files differ)' if same_name else ''}; re-index the documents "
+            "with the new model")
     return manifest
+
+
+def _saved_model(manifest: dict[str, Any]) -> str | None:
+    return manifest["init_parameters"].get("model_name_or_path")
+
+
+def _local_model(model_name_or_path: str | None) -> Path | None:
+    """The resolved folder of a local model (the embedded one for ``None``), else ``None``."""
+    if model_name_or_path is None or model_name_or_path == EMBEDDED_MODEL_ID:
+        try:
+            model_name_or_path = embedded_embedding_model()
+        except ModelLoadError:
+            return None
+    path = Path(model_name_or_path).expanduser()
+    return path.resolve() if path.is_dir() else None
+
+
+def model_fingerprint(model_name_or_path: str | None) -> str | None:
+    """SHA-256 of a local model folder's files (names and bytes), ``None`` for a hub id.
+
+    Recorded in saved indexes: the same model moved to another folder has the same
+    fingerprint; another model with the same architecture does not.
+    """
+    folder = _local_model(model_name_or_path)
+    return None if folder is None else folder_fingerprint(folder)
 
 
 def _load_parameters(manifest: dict[str, Any], model_name_or_path: str | None,

@@ -177,7 +177,8 @@ class SelfCorrectingPipeline:
         top_k: Passages retrieved per query.
         relevance_grader: Drops irrelevant passages (default: lexical overlap).
         usefulness_grader: Judges whether the answer addresses the question.
-        fallback_retriever: Called when fewer than half the passages are relevant.
+        fallback_retriever: Called when fewer than half the passages are relevant; its
+            passages are graded too, and added (new ones only) up to ``top_k`` in all.
         on_event: Callback receiving each progress event (a dict) as it happens.
     """
 
@@ -271,6 +272,8 @@ class SelfCorrectingPipeline:
                 query = self._rewrite(question, query, draft, statuses, errors)
                 decision, reason, retrieve = "rewrite", "no relevant passage; new query: " \
                     f"{query!r}", True
+            elif not kept:  # no rewrite left: a draft from no passages cannot be grounded
+                decision, reason = "stop", "no relevant passage and no query rewrite left"
             elif not grounded and regens < self.max_regenerations:
                 regens += 1
                 decision, reason, retrieve = "regenerate", _why(grounding, useful), False
@@ -321,8 +324,24 @@ class SelfCorrectingPipeline:
             flags = [False] * len(passages)
         kept = [p for p, ok in zip(passages, flags, strict=True) if ok]
         if len(kept) * 2 < len(passages) and self.fallback_retriever is not None:
-            extra = list(self.fallback_retriever.retrieve(query, top_k=self.top_k))
-            kept.extend(extra)
+            # graded like the first ones, without the passages already kept, up to top_k
+            seen = {(p.source_id, p.span, p.content) for p in kept}
+            extra = [p for p in self.fallback_retriever.retrieve(query, top_k=self.top_k)
+                     if (p.source_id, p.span, p.content) not in seen]
+            try:
+                ok = list(self.relevance_grader.grade(question, extra)) if extra else []
+                if len(ok) != len(extra):
+                    raise ValueError(f"relevance grader gave {len(ok)} flags for "
+                                     f"{len(extra)} passages")
+            except Exception as exc:  # conservative, as above
+                logger.warning("relevance grader failed on the fallback's passages: %s", exc)
+                errors.append(f"relevance grader (fallback): {exc}")
+                ok = [False] * len(extra)
+            for p, good in zip(extra, ok, strict=True):
+                key = (p.source_id, p.span, p.content)
+                if good and key not in seen and len(kept) < self.top_k:
+                    seen.add(key)
+                    kept.append(p)
         return kept
 
     def _verify(self, draft: str, kept: list[Evidence], errors: list[str]

@@ -103,6 +103,25 @@ def test_collect_features_creates_cache_folder_and_resumes(tmp_path) -> None:
     assert rows[1]["features"]["nli.entailment"] == 0.5 + len("claim 1, unescaped") / 100
     calls.clear()
     assert collect_features(FakeVerifier(), ex, cache=cache) == rows and calls == []
+    # a label (or meta) changed since: taken from the examples, the features kept
+    ex[2] = Example("id2", "claim 2", "evidence", "REFUTES", "toy", "eval", {"k": 1})
+    rows = collect_features(FakeVerifier(), ex, cache=cache)
+    assert calls == [] and (rows[2]["label"], rows[2]["status"], rows[2]["meta"]) == (
+        "REFUTES", "Contradictory", {"k": 1})
+    # another verifier (here: another NLI setting) computes every row again
+    other = FakeVerifier()
+    other.nli = SimpleNamespace(to_dict=lambda: {"init_parameters": {"chunk_tokens": 64}},
+                                model_name_or_path=None)
+    collect_features(other, ex, cache=cache)
+    assert calls == [[e.claim for e in ex]]
+    # a row cut off by an interrupted run is dropped, and the cache goes on
+    calls.clear()
+    cache.write_bytes(cache.read_bytes() + b'{"id": "id9", "dat')
+    assert [r["features"] for r in collect_features(other, ex, cache=cache)] == \
+        [r["features"] for r in collect_features(other, ex)] and len(calls) == 1
+    assert cache.read_bytes().endswith(b"}\n")
+    with pytest.raises(ValueError, match="batch_size must be an int >= 1, got 0"):
+        collect_features(other, ex, batch_size=0)
 
 
 def test_sample_weight_is_integer_repetition_and_balances_groups() -> None:

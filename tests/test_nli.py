@@ -207,6 +207,9 @@ def test_nli_empty_input_and_bad_pairs(tiny_nli_model: Path) -> None:
         det.predict([*PAIRS[:3], ("a b", "  \n")])
     with pytest.raises(ValueError, match=r"^pairs\[0\] has an empty premise$"):
         det.predict([("", "c")])
+    with pytest.raises(ValueError, match=r"^pairs\[1\] has a premise with no tokens: "
+                                         r"'\\u200b\\u200b'$"):
+        det.predict([("a b", "c"), ("\u200b\u200b", "c")])
     with pytest.raises(TypeError, match=r"pairs\[1\] must hold two str, got \(str, int\)"):
         det.predict([("a", "b"), ("a", 3)])  # type: ignore[list-item]
     with pytest.raises(TypeError, match=r"pairs\[0\] must be a \(premise, hypothesis\) pair"):

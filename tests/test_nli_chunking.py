@@ -207,3 +207,22 @@ def test_nli_chunk_and_sentence_scores_round_trip_and_reject_bad_values() -> Non
         ChunkScores(rows[0], ((0.5, 2.0),), rows, 0)  # not silently truncated by int()
     with pytest.raises(TypeError, match="sentences must hold ChunkScores, got str"):
         SentenceScores(rows[0], ((0, 1),), ("x",))
+
+
+def test_nli_plan_chunks_cuts_a_long_sentence_before_words_and_reads_every_cut_whole() -> None:
+    # every word is two tokens ("ab" "cd"): a cut must never fall between them
+    text = " ".join(f"w{i:02d}x" for i in range(20)) + "."
+    offsets = []
+    for m in re.finditer(r"\S+", text):
+        mid = m.start() + 2
+        offsets += [(m.start(), mid), (mid, m.end())]
+    budget = 6
+    plan = plan_chunks(offsets, sentence_spans(text), budget)
+    _assert_covers([s for s, _ in plan], len(text))
+    for (cs, ce), (t0, t1) in plan:
+        assert t1 - t0 <= budget
+        assert cs == 0 or text[cs - 1] == " "  # starts before a word
+        assert ce == len(text) or text[ce - 1] == " "  # ends after a word (and its space)
+    # each chunk after the first starts inside the one before: no cut is read only split
+    for (_, (a0, a1)), (_, (b0, b1)) in zip(plan, plan[1:], strict=False):
+        assert a0 < b0 < a1 < b1

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from rag.generation import HFGenerator, OpenAICompatibleGenerator, StaticGenerat
 from rag.pairing import EvidencePairer, split_evidence
 from rag.pipeline import RAGPipeline
 from rag.retrieval import BM25Retriever, DenseRetriever, HybridRetriever
+from verifier.errors import IndexMismatchError
 from verifier.types import Claim, ClaimVerdict, Evidence, Passage, Status
 
 DOCS = [Passage("Paris is the capital of France.", "a1"),
@@ -182,8 +184,50 @@ def test_retrieval_load_uses_the_given_model_path(cls, tiny_embedding_model, tmp
     assert loaded.to_dict()["init_parameters"]["model_name_or_path"] == str(
         tiny_embedding_model)
     assert loaded.retrieve(DOCS[0].text, top_k=1)[0].source_id == "a1"  # same text: cos 1
-    default = cls.load(tmp_path / "idx", device="cpu")  # without it: the saved one
-    assert default.to_dict()["init_parameters"]["model_name_or_path"] == str(link)
+    # without it: the saved one, recorded as the resolved folder (the link's target)
+    default = cls.load(tmp_path / "idx", device="cpu")
+    assert default.to_dict()["init_parameters"]["model_name_or_path"] == str(
+        Path(tiny_embedding_model).resolve())
+
+
+def _other_weights(src: Path, dst: Path) -> Path:
+    """A copy of the model folder ``src`` with other weights (same architecture)."""
+    import shutil
+
+    from safetensors.torch import load_file, save_file
+
+    shutil.copytree(src, dst)
+    for f in dst.rglob("*.safetensors"):
+        tensors = load_file(f)
+        save_file({k: v + 0.5 if v.is_floating_point() else v for k, v in tensors.items()}, f)
+    return dst
+
+
+@pytest.mark.parametrize("cls", [DenseRetriever, HybridRetriever])
+def test_retrieval_load_checks_the_model_by_its_files(cls, tiny_embedding_model, tmp_path,
+                                                      monkeypatch) -> None:
+    import shutil
+
+    # written from a relative path: another model at that relative path elsewhere is refused
+    (tmp_path / "a").mkdir()
+    shutil.copytree(tiny_embedding_model, tmp_path / "a" / "enc")
+    monkeypatch.chdir(tmp_path / "a")
+    r = _tiny(cls, "enc").index(DOCS)
+    r.save(tmp_path / "idx")
+    (tmp_path / "b").mkdir()
+    _other_weights(tiny_embedding_model, tmp_path / "b" / "enc")
+    monkeypatch.chdir(tmp_path / "b")
+    assert cls.load(tmp_path / "idx", device="cpu").retrieve(DOCS[0].text, top_k=1)[0] \
+        .source_id == "a1"  # the saved (absolute) folder, not ./enc of this directory
+    with pytest.raises(IndexMismatchError, match="its files differ|not '"):
+        cls.load(tmp_path / "idx", model_name_or_path="enc", device="cpu")
+    # the same model moved: found by its files; the old folder gone is said at load
+    shutil.move(tmp_path / "a" / "enc", tmp_path / "moved")
+    with pytest.raises(FileNotFoundError, match="is not there any more; pass "
+                                                "model_name_or_path="):
+        cls.load(tmp_path / "idx", device="cpu")
+    moved = cls.load(tmp_path / "idx", model_name_or_path=str(tmp_path / "moved"), device="cpu")
+    assert moved.retrieve(DOCS[0].text, top_k=1)[0].source_id == "a1"
 
 
 @pytest.mark.parametrize("kind", ["bm25", "dense", "hybrid"])

@@ -15,7 +15,7 @@ from rag.retrieval import (
 )
 from verifier.errors import IndexMismatchError
 from verifier.registry import from_config
-from verifier.types import Passage
+from verifier.types import Evidence, Passage
 
 DOCS = [
     Passage("Paris is the capital of France. The Seine river flows through Paris. "
@@ -261,3 +261,15 @@ def test_retrieval_bm25_rejects_a_k1_that_is_not_finite(k1) -> None:
 
     with pytest.raises(ValueError, match="k1 must be a finite number >= 0"):
         BM25Retriever(k1=k1)
+
+
+def test_bm25_reads_chinese_and_japanese_text_character_by_character() -> None:
+    from rag.retrieval import tokenize
+    from rag.self_correct import LexicalRelevanceGrader
+
+    assert tokenize("Café 2020年 東京") == ["café", "2020", "年", "東", "京"]
+    r = BM25Retriever().index([Passage("東京は日本の首都です。", "tokyo"),
+                               Passage("Paris is the capital of France.", "paris")])
+    assert [e.source_id for e in r.retrieve("首都", top_k=1)] == ["tokyo"]
+    assert LexicalRelevanceGrader().grade("東京は日本の首都ですか？",
+                                          [Evidence("東京は日本の首都です。", "tokyo")]) == [True]

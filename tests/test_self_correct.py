@@ -189,3 +189,40 @@ def test_self_correct_unapproved_prefers_a_useful_draft_then_grounding() -> None
 def test_self_correct_rejects_bad_bounds(kwargs, match) -> None:
     with pytest.raises(ValueError, match=match):
         SelfCorrectingPipeline(None, None, None, None, **kwargs)
+
+
+class _FirstOnly:
+    """Relevance grader: only a passage about Paris is relevant."""
+
+    def grade(self, question, passages):
+        return ["Paris" in p.content for p in passages]
+
+
+def test_self_correct_fallback_passages_are_new_graded_and_capped() -> None:
+    first = BM25Retriever().index([*DOCS, Passage("London is the capital of England.", "uk")])
+    more = BM25Retriever().index([*DOCS, Passage("Paris, France lies on the Seine.", "seine"),
+                                  Passage("Rome is in Italy.", "rome")])
+
+    def pipe(top_k: int) -> SelfCorrectingPipeline:
+        return SelfCorrectingPipeline(first, ScriptedGenerator("x"), ScriptedVerifier(),
+                                      Mitigator(), relevance_grader=_FirstOnly(),
+                                      fallback_retriever=more, top_k=top_k)
+
+    # the first retrieval keeps "paris" only (1 of 3): the fallback adds its new relevant
+    # passage, not "paris" again nor the irrelevant ones
+    assert [p.source_id for p in pipe(3)._retrieve(Q, Q, [])] == ["paris", "seine"]
+    assert [p.source_id for p in pipe(1)._retrieve(Q, Q, [])] == ["paris"]  # at most top_k
+
+
+class _Nothing:
+    def grade(self, question, passages):
+        return [False] * len(passages)
+
+
+def test_self_correct_stops_when_nothing_relevant_and_no_rewrite_is_left() -> None:
+    gen = ScriptedGenerator("I do not know.", "capital of France", "Paris is the capital.")
+    ans = _pipe(gen, relevance_grader=_Nothing(), max_query_rewrites=1,
+                max_regenerations=3).run(Q)
+    assert [t.decision for t in ans.trace] == ["rewrite", "stop"]
+    assert ans.trace[-1].reason == "no relevant passage and no query rewrite left"
+    assert len(gen.prompts) == 3  # two drafts and one query rewrite, no draft from nothing

@@ -22,8 +22,10 @@ averitec   --                                      dev
 
 Claims, not evidence, are what the splits keep apart for COVID-Fact (whose counterfactual
 claims share the evidence of the claim they were made from: 75% of its ``eval`` rows have
-their evidence in a ``train`` row), HealthVer (92%, the official split) and SciFact (44%,
-official). ``python benchmarks/split_overlap.py`` prints these shares and, given a
+their evidence in a ``train`` row), HealthVer (92%, the official split), SciFact (44%,
+official) and FEVER-Symmetric (74 of its 712 test rows, 10%, have their evidence in a dev
+row, and 3 are the same claim, evidence and label as one: the official split, kept).
+``python benchmarks/split_overlap.py`` prints the first three shares and, given a
 ``verifier eval`` output, scores the rows with shared and unseen evidence side by side: the
 embedded NLI model, trained on COVID-Fact's train half, does no better on the shared ones
 (AUROC 63.3 shared, 64.7 unseen). Training recipes' cross-validation folds group rows by

@@ -73,6 +73,27 @@ def embedded_generator_gguf() -> tuple[str, str]:
     return str(folder), ggufs[0].name
 
 
+def folder_fingerprint(folder: str | Path) -> str:
+    """SHA-256 of a model folder's files (their names and bytes).
+
+    Hidden files and folders (caches) and lock files are left out. The same model copied
+    or moved elsewhere has the same fingerprint; other weights do not.
+    """
+    import hashlib
+
+    folder = Path(folder)
+    h = hashlib.sha256()
+    for f in sorted(p for p in folder.rglob("*") if p.is_file()):
+        rel = f.relative_to(folder).as_posix()
+        if rel.startswith(".") or "/." in rel or f.suffix in (".lock", ".pyc"):
+            continue
+        h.update(rel.encode() + b"\0")
+        with f.open("rb") as fh:
+            for block in iter(lambda fh=fh: fh.read(1 << 20), b""):
+                h.update(block)
+    return h.hexdigest()
+
+
 def embedded_model_dir(name: str = DEFAULT_NLI_MODEL) -> Path:
     """Return the folder of a model this project trains and ships (``models/<name>``).
 

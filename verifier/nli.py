@@ -242,7 +242,9 @@ def supports_decision(probs: np.ndarray) -> np.ndarray:
     """SUPPORTS-vs-REFUTES decision for 2-class (FEVER-style) data.
 
     A pair is SUPPORTS iff p(entailment) > p(contradiction), REFUTES otherwise (ties
-    included); the neutral column is ignored, as the data has no third class.
+    included); the neutral column is ignored, as the data has no third class. A model
+    without a contradiction class (entailment / not_entailment, or one logit: its
+    contradiction column is all zeros) decides by p(entailment) > 0.5 instead.
 
     Args:
         probs: ``(n, 3)`` probabilities from :meth:`NLIDetector.predict`.
@@ -253,10 +255,14 @@ def supports_decision(probs: np.ndarray) -> np.ndarray:
     Example:
         >>> supports_decision(np.array([[0.2, 0.7, 0.1], [0.3, 0.1, 0.6]])).tolist()
         [True, False]
+        >>> supports_decision(np.array([[0.3, 0.7, 0.0], [0.6, 0.4, 0.0]])).tolist()
+        [False, True]
     """
     probs = np.asarray(probs)
     if probs.ndim != 2 or probs.shape[1] != 3:
         raise ValueError(f"probs must have shape (n, 3), got {probs.shape}")
+    if len(probs) and not probs[:, 2].any():  # no contradiction class
+        return probs[:, 0] > 0.5
     return probs[:, 0] > probs[:, 2]
 
 
@@ -347,9 +353,12 @@ def plan_chunks(
 
     Sentences are packed greedily; consecutive chunks share one sentence (when that
     sentence and the next fit together). A sentence longer than ``budget`` tokens is split
-    on token boundaries into pieces, which are then packed like sentences. Because the
-    sentences tile the text, the chunks cover all of it: the first starts at 0, the last
-    ends where the last sentence ends, and each starts at or before the previous one's end.
+    into pieces of at most half a chunk, each cut before a word (inside a word only when one
+    word is longer than that), which are then packed like sentences: two neighbouring pieces
+    fit in one chunk, so consecutive chunks share a piece and every cut is read whole in
+    some chunk. Because the sentences tile the text, the chunks cover all of it: the first
+    starts at 0, the last ends where the last sentence ends, and each starts at or before
+    the previous one's end.
 
     Args:
         offsets: ``(start, end)`` character offsets of the premise's tokens, in order
@@ -367,14 +376,21 @@ def plan_chunks(
     if budget < 1:
         raise ValueError(f"budget must be >= 1, got {budget}")
     starts = [s for s, _ in offsets]
+    half = max(1, budget // 2)
+
+    def word_start(t: int) -> bool:  # whitespace before token t
+        return offsets[t][0] > offsets[t - 1][1]
+
     units: list[tuple[int, int, int, int]] = []  # (char_start, char_end, tok_start, tok_end)
     for s, e in sentences:
         t0, t1 = bisect.bisect_left(starts, s), bisect.bisect_left(starts, e)
         cut_s = s
-        while t1 - t0 > budget:  # a sentence longer than a chunk: split on tokens
-            cut = starts[t0 + budget]
-            units.append((cut_s, cut, t0, t0 + budget))
-            cut_s, t0 = cut, t0 + budget
+        if t1 - t0 > budget:  # a sentence longer than a chunk: pieces of half a chunk
+            while t1 - t0 > half:
+                cut_t = next((t for t in range(t0 + half, t0, -1) if word_start(t)),
+                             t0 + half)
+                units.append((cut_s, starts[cut_t], t0, cut_t))
+                cut_s, t0 = starts[cut_t], cut_t
         units.append((cut_s, e, t0, t1))
     chunks: list[tuple[tuple[int, int], tuple[int, int]]] = []
     i = 0
@@ -988,6 +1004,10 @@ class NLIDetector:
         spans: list[list[tuple[int, int]]] = []
         token_ranges: list[tuple[int, int]] = []
         for i, (prem, ids) in enumerate(zip(premises, p_enc["input_ids"], strict=True)):
+            for part, n_tokens in (("premise", len(ids)), ("hypothesis", len(h_ids[i]))):
+                if n_tokens == 0:  # e.g. only zero-width characters: nothing to read
+                    text = prem if part == "premise" else hyps[i]
+                    raise ValueError(f"{name(i)} has a {part} with no tokens: {text[:80]!r}")
             fit = state.window - state.n_special - len(h_ids[i])
             budget = min(fit, state.chunk_tokens)
             if len(ids) <= budget:
@@ -997,7 +1017,9 @@ class NLIDetector:
                     f"{name(i)} has a hypothesis of {len(h_ids[i])} tokens: next to "
                     f"{state.n_special} special tokens it leaves {max(fit, 0)} of the "
                     f"{state.window}-token window for the premise (at least "
-                    f"{MIN_EVIDENCE_TOKENS} needed); shorten the hypothesis or raise max_length"
+                    f"{MIN_EVIDENCE_TOKENS} needed); shorten the hypothesis"
+                    + (" or raise max_length" if state.window == self.max_length
+                       else " (the window is the model's longest input)")
                 )
             else:
                 plan = plan_chunks(_word_starts(p_enc["offset_mapping"][i], prem),

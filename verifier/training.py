@@ -72,14 +72,23 @@ def collect_features(verifier: Any, examples: Sequence[Example], *, batch_size: 
         examples: Labelled pairs; the evidence is passed as one text (long texts are chunked
             by the NLI detector, never truncated).
         batch_size: Pairs per :meth:`~verifier.verify.Verifier.verify_pairs` call.
-        cache: A JSONL file: rows already there (same ``dataset``, ``id`` and input: claim
-            and evidence) are reused and new rows are appended, so an interrupted run
-            resumes; a row whose input has changed since is computed again.
+        cache: A JSONL file: rows already there (same ``dataset``, ``id`` and input) are
+            reused and new rows are appended, so an interrupted run resumes. The input is
+            the claim, the evidence and :func:`feature_signature` (the code, the models and
+            the detector's settings): a row computed from other texts, by other code or
+            with another model is computed again. The label, status and meta always come
+            from ``examples``.
     """
+    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+        raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
     t0 = time.perf_counter()
+    signature = feature_signature(verifier) if cache is not None else ""
+
+    def key(e: Example) -> str:
+        return _input_key(e.claim, e.evidence_text, signature)
+
     with _FeatureCache(cache) as done:
-        todo = [e for e in examples
-                if not done.fresh((e.dataset, e.id), _input_key(e.claim, e.evidence_text))]
+        todo = [e for e in examples if not done.fresh((e.dataset, e.id), key(e))]
         for i in range(0, len(todo), batch_size):
             batch = todo[i: i + batch_size]
             verdicts = verifier.verify_pairs([e.claim for e in batch],
@@ -87,12 +96,49 @@ def collect_features(verifier: Any, examples: Sequence[Example], *, batch_size: 
             for e, v in zip(batch, verdicts, strict=True):
                 done.add({"id": e.id, "dataset": e.dataset, "label": e.label,
                           "status": status_label(e.label), "meta": e.meta,
-                          "input": _input_key(e.claim, e.evidence_text),
-                          "features": _jsonable(v.scores)})
+                          "input": key(e), "features": _jsonable(v.scores)})
             done.flush()
             logger.info("%d/%d pairs, %.0fs", min(i + batch_size, len(todo)), len(todo),
                         time.perf_counter() - t0)
-        return [done[(e.dataset, e.id)] for e in examples]
+        return [{**done[(e.dataset, e.id)], "label": e.label, "status": status_label(e.label),
+                 "meta": e.meta} for e in examples]
+
+
+def feature_signature(verifier: Any) -> str:
+    """A fingerprint of what a verifier's features depend on besides the texts.
+
+    The source of the ``verifier``, ``rag`` and ``mitigation`` packages, the NLI
+    detector's settings (not its device or batching) and model files, the verifier's
+    evidence settings, and the embedded sentence-embedding model's files (a custom encoder
+    passed to the verifier is not covered: clear the cache when you change it).
+    """
+    from verifier.embedded import embedded_embedding_model, embedded_model_dir, folder_fingerprint
+    from verifier.errors import ModelLoadError
+
+    h = hashlib.sha256()
+    root = Path(__file__).resolve().parent.parent
+    for package in ("verifier", "rag", "mitigation"):
+        for f in sorted((root / package).rglob("*.py")):
+            h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes())
+    nli = getattr(verifier, "nli", None)
+    settings: Any = type(nli).__qualname__
+    if hasattr(nli, "to_dict"):
+        settings = {k: v for k, v in nli.to_dict()["init_parameters"].items()
+                    if k not in ("device", "batch_size", "show_progress_bar")}
+    h.update(json.dumps([settings, getattr(verifier, "top_k_evidence", None),
+                         getattr(verifier, "min_evidence_score", None)],
+                        sort_keys=True, default=str).encode())
+    folders = [getattr(nli, "model_name_or_path", None)]
+    if folders[0] is None and hasattr(nli, "to_dict"):
+        folders[0] = str(embedded_model_dir())
+    try:
+        folders.append(embedded_embedding_model())
+    except ModelLoadError:
+        pass
+    for folder in folders:
+        if folder is not None and Path(folder).is_dir():
+            h.update(folder_fingerprint(folder).encode())
+    return h.hexdigest()
 
 
 def _input_key(*texts: str) -> str:
@@ -115,11 +161,22 @@ class _FeatureCache:
         self.path = None if path is None else Path(path)
         self.rows: dict[tuple[str, str], dict[str, Any]] = {}
         if self.path is not None and self.path.is_file():
-            with self.path.open(encoding="utf-8") as fh:
-                for line in fh:
-                    if line.strip():
-                        r = json.loads(line)
-                        self.rows[(r["dataset"], r["id"])] = r
+            lines = self.path.read_bytes().split(b"\n")
+            for n, line in enumerate(lines, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    r = json.loads(line)
+                except ValueError as exc:
+                    if n == len(lines):  # a row cut off by an interrupted run: dropped
+                        logger.warning("%s:%d: an incomplete last row (%s); dropped", self.path,
+                                       n, exc)
+                        with self.path.open("r+b") as fh:
+                            fh.truncate(len(self.path.read_bytes()) - len(line))
+                        break
+                    raise ValueError(f"{self.path}:{n}: not a feature row ({exc}); delete the "
+                                     "cache file to compute its rows again") from exc
+                self.rows[(r["dataset"], r["id"])] = r
         self._fh: Any = None
 
     def __enter__(self) -> _FeatureCache:
