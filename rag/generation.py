@@ -175,7 +175,7 @@ class Generator(Protocol):
 
 def _check_generate_args(prompt: str, n: int) -> None:
     if not isinstance(prompt, str) or not prompt.strip():
-        raise ValueError("prompt must be a non-empty str")
+        raise ValueError(f"prompt must be a non-empty str, got {prompt!r:.80}")
     if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
         raise ValueError(f"n must be > 0, got {n!r}")
 
@@ -433,7 +433,7 @@ class HFGenerator:
 
         _check_generate_args(prompt, 1)
         if not continuation:
-            raise ValueError("continuation must be a non-empty str")
+            raise ValueError(f"continuation must be a non-empty str, got {continuation!r:.80}")
         self.warm_up()
         tok, model = self._tokenizer, self._model
         enc = self._encode_prompt(prompt)

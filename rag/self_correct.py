@@ -226,7 +226,7 @@ class SelfCorrectingPipeline:
         ``{"type": "answer", "answer": Answer}``.
         """
         if not isinstance(question, str) or not question.strip():
-            raise ValueError("question must be a non-empty str")
+            raise ValueError(f"question must be a non-empty str, got {question!r:.80}")
         query, regens, rewrites = question, 0, 0
         trace: list[IterationTrace] = []
         # best answer so far, ranked by (useful, grounding): a useful one beats a better-grounded
@@ -377,7 +377,8 @@ class SelfCorrectingPipeline:
                   f"{', '.join(statuses) or 'none'}\n\nQuery:")
         try:
             text = self.generator.generate(prompt)[0].text.strip()
-        except Exception as exc:
+        except Exception as exc:  # the loop goes on with the old query; said and recorded
+            logger.warning("query rewrite failed: %s", exc)
             errors.append(f"query rewrite: {exc}")
             text = ""
         line = next((ln.strip(" \"'") for ln in text.splitlines() if ln.strip()), "")

@@ -157,8 +157,10 @@ def test_generation_argument_errors(tiny_lm) -> None:
         HFGenerator(temperature=-1)
     with pytest.raises(ValueError, match="n must be > 0, got 0"):
         HFGenerator(str(tiny_lm)).generate("paris", n=0)
-    with pytest.raises(ValueError, match="prompt must be a non-empty str"):
+    with pytest.raises(ValueError, match="prompt must be a non-empty str, got ' '"):
         StaticGenerator("x").generate(" ")
+    with pytest.raises(ValueError, match="continuation must be a non-empty str, got ''"):
+        HFGenerator(str(tiny_lm)).score("paris", "")
 
 
 def test_generation_static_and_protocol() -> None:

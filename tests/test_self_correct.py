@@ -226,3 +226,22 @@ def test_self_correct_stops_when_nothing_relevant_and_no_rewrite_is_left() -> No
     assert [t.decision for t in ans.trace] == ["rewrite", "stop"]
     assert ans.trace[-1].reason == "no relevant passage and no query rewrite left"
     assert len(gen.prompts) == 3  # two drafts and one query rewrite, no draft from nothing
+
+
+class _RewriteFails(ScriptedGenerator):
+    def generate(self, prompt: str, *, n: int = 1):
+        if prompt.startswith("The answer below does not address the question"):
+            raise RuntimeError("backend down")
+        return super().generate(prompt, n=n)
+
+
+def test_self_correct_failed_query_rewrite_is_logged_and_recorded(caplog) -> None:
+    # grounded but not useful: the loop asks for a new query, the generator fails, the
+    # loop goes on with a query of its own
+    gen = _RewriteFails("Paris is the capital of France.")
+    with caplog.at_level("WARNING", logger="rag.self_correct"):
+        ans = _pipe(gen, useful=Useful(False), max_query_rewrites=1).run(Q)
+    assert [t.decision for t in ans.trace] == ["rewrite", "stop"]
+    assert ans.trace[1].query.startswith(Q) and ans.trace[1].query != Q
+    assert "query rewrite: backend down" in ans.trace[0].errors
+    assert "query rewrite failed: backend down" in caplog.text

@@ -79,6 +79,8 @@ def test_verify_pairs_and_errors() -> None:
      "draft must be a non-empty str or Generation, got NoneType None"),
     (lambda v: v.verify("Paris is big.", evidence="x", top_k=0), ValueError,
      "top_k must be an int > 0, got 0"),
+    (lambda v: v.verify("Paris is big.", evidence="x", question=123), TypeError,
+     "question must be a str or None, got 123"),
 ])
 def test_verify_input_errors_name_the_parameter_and_value(call, exc, match) -> None:
     with pytest.raises(exc, match=match):
@@ -132,6 +134,10 @@ def test_verify_verbatim_claim_is_supported_whatever_the_model_says() -> None:
                           "It rose 10.5 percent."])
     assert [o.scores["match.exact"] for o in out] == [0.0, 0.0, 0.0]
     assert all(o.status == Status.CONTRADICTORY for o in out)
+    # a claim of punctuation only quotes nothing (its empty pattern matched between any two
+    # non-word characters of the evidence: "..." was Supported against "iron -- and steel")
+    out = v.verify_pairs(["...", "?!"], ["It is iron -- and steel."] * 2)
+    assert [(o.scores["match.exact"], o.status) for o in out] == [(0.0, Status.CONTRADICTORY)] * 2
 
 
 def test_unrelated_second_evidence_does_not_outvote_the_best_paired_sentence() -> None:

@@ -411,6 +411,9 @@ class Verifier:
             raise ValueError(f"draft must be a non-empty str or Generation, got {draft!r:.80}")
         if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k <= 0:
             raise ValueError(f"top_k must be an int > 0, got {top_k!r}")
+        for name, value in (("question", question), ("prompt", prompt)):
+            if value is not None and not isinstance(value, str):
+                raise TypeError(f"{name} must be a str or None, got {value!r:.80}")
         if (evidence is None) == (retriever is None):
             raise ValueError("give exactly one of evidence= or retriever=")
         t: dict[str, float] = {}
@@ -452,8 +455,10 @@ class Verifier:
             findings = run_checks(ce.claim.text, [e.content for e in ev]) if ev else []
             row["checks.findings"] = float(len(findings))
             row["checks.high"] = float(sum(f.severity.value == "HIGH" for f in findings))
-            claim = phrase_pattern(_norm(ce.claim.text))
-            row["match.exact"] = float(any(claim.search(_norm(e.content)) for e in ev))
+            norm = _norm(ce.claim.text)
+            claim = phrase_pattern(norm)
+            row["match.exact"] = float(bool(norm) and any(claim.search(_norm(e.content))
+                                                          for e in ev))
         return rows
 
     def _run_uncertainty(self, paired: Sequence[ClaimEvidence], generation: Generation | None,
