@@ -19,6 +19,8 @@ import argparse
 import random
 import time
 from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 from _common import write_result
@@ -41,14 +43,7 @@ def main() -> None:
     ap.add_argument("--strictness", default="balanced")
     ap.add_argument("--seed", type=int, default=13)
     args = ap.parse_args()
-    rng = random.Random(args.seed)
-    ex = load_preset("fever", "eval")
-    sup = [e for e in ex if e.label == SUPPORTS]
-    ref = [e for e in ex if e.label == REFUTES]
-    rng.shuffle(sup)
-    rng.shuffle(ref)
     verifier = Verifier(top_k_evidence=2, strictness=args.strictness)
-    pairer = EvidencePairer(top_k=2)
     mitigator = Mitigator(args.strictness)
     actions: dict[str, Counter] = {"planted": Counter(), "true": Counter()}
     lost_own_first = 0  # true claims not kept whose best evidence was their own document's
@@ -57,25 +52,11 @@ def main() -> None:
     rank_scores: dict[str, list[float]] = {"ensemble p(Supported)": [],
                                            "NLI entailment - contradiction": []}
     t0 = time.perf_counter()
-    for d in range(args.drafts):
-        items = [(e, True) for e in sup[d * args.true_per_draft:(d + 1) * args.true_per_draft]]
-        items.append((ref[d], False))
-        rng.shuffle(items)
-        docs = {f"doc{d}-{i}": e.evidence_text for i, (e, _) in enumerate(items)}
-        passages = [Evidence(t, sid, (0, len(t))) for sid, t in docs.items()]
-        draft, claims = "", []
-        for e, _ in items:
-            text = " ".join(e.claim.split())
-            if not text.endswith((".", "!", "?")):
-                text += "."
-            start = len(draft) + (1 if draft else 0)
-            draft = f"{draft} {text}" if draft else text
-            claims.append(Claim(text, (start, start + len(text))))
-        paired: list[ClaimEvidence] = pairer.pair(claims, passages)
-        verdicts = verifier.verify_claims(paired, passages=passages)
-        answer = mitigator.mitigate(draft, verdicts, documents=docs)
-        for i, ((_, true), edit, pe, v) in enumerate(zip(items, answer.edits, paired, verdicts,
-                                                         strict=True)):
+    for d, planted in enumerate(planted_drafts(args.drafts, args.true_per_draft, args.seed)):
+        verdicts = verifier.verify_claims(planted.paired, passages=planted.passages)
+        answer = mitigator.mitigate(planted.draft, verdicts, documents=planted.docs)
+        for i, (true, edit, pe, v) in enumerate(zip(planted.truth, answer.edits, planted.paired,
+                                                    verdicts, strict=True)):
             truth.append(true)
             rank_scores["ensemble p(Supported)"].append(v.probabilities.get("Supported", 0.0))
             rank_scores["NLI entailment - contradiction"].append(
@@ -115,6 +96,50 @@ def main() -> None:
         "true_not_kept_own_evidence_first": lost_own_first,
         "true_supported_not_kept": overruled,
         "ranking_diagnostic": ranking})
+
+
+@dataclass(frozen=True)
+class PlantedDraft:
+    """One benchmark draft: four true claims and a planted false one, paired with evidence."""
+
+    draft: str
+    docs: dict[str, str]
+    passages: list[Evidence]
+    paired: list[ClaimEvidence]
+    truth: list[bool]
+
+
+def planted_drafts(drafts: int = 200, true_per_draft: int = 4, seed: int = 13
+                   ) -> Iterator[PlantedDraft]:
+    """The benchmark's drafts (FEVER dev eval split), each claim paired as the verifier
+    pairs a draft's claims (``EvidencePairer(top_k=2)`` over the draft's five documents)."""
+    rng = random.Random(seed)
+    ex = load_preset("fever", "eval")
+    sup = [e for e in ex if e.label == SUPPORTS]
+    ref = [e for e in ex if e.label == REFUTES]
+    rng.shuffle(sup)
+    rng.shuffle(ref)
+    if drafts * true_per_draft > len(sup) or drafts > len(ref):
+        raise ValueError(f"drafts={drafts} x true_per_draft={true_per_draft} needs more FEVER "
+                         f"eval claims than there are ({len(sup)} SUPPORTS, {len(ref)} "
+                         "REFUTES)")
+    pairer = EvidencePairer(top_k=2)
+    for d in range(drafts):
+        items = [(e, True) for e in sup[d * true_per_draft:(d + 1) * true_per_draft]]
+        items.append((ref[d], False))
+        rng.shuffle(items)
+        docs = {f"doc{d}-{i}": e.evidence_text for i, (e, _) in enumerate(items)}
+        passages = [Evidence(t, sid, (0, len(t))) for sid, t in docs.items()]
+        draft, claims = "", []
+        for e, _ in items:
+            text = " ".join(e.claim.split())
+            if not text.endswith((".", "!", "?")):
+                text += "."
+            start = len(draft) + (1 if draft else 0)
+            draft = f"{draft} {text}" if draft else text
+            claims.append(Claim(text, (start, start + len(text))))
+        yield PlantedDraft(draft, docs, passages, pairer.pair(claims, passages),
+                           [true for _, true in items])
 
 
 def _best_cut(truth: np.ndarray, score: np.ndarray) -> dict[str, float]:

@@ -13,7 +13,13 @@ the recorded results, the ensemble's macro-F1 cross-validated on the train rows
 (``models/meta/training_log.json``) against its macro-F1 on the eval rows
 (``benchmarks/results/verifier.json``).
 
-    python benchmarks/nli_seen_rows.py [--train-cache DIR] [--eval-cache DIR]
+    python benchmarks/nli_seen_rows.py [--train-cache DIR] [--eval-cache DIR] [--nli-holdout]
+
+``--nli-holdout``: for an NLI model trained on ``prepare_nli_data.py --meta-holdout`` data
+(the embedded v0.4): the train rows are sampled as ``train_meta.py --nli-holdout`` samples
+them (the half the NLI model never saw), and for the sets the NLI model was trained on the
+AUROC of the other half (the rows it was trained on) is printed beside them. The macro-F1
+columns read the shipped classifiers' log either way.
 
 ``--train-cache`` / ``--eval-cache``: the ``--cache`` folders of ``train_meta.py`` and
 ``bench_verifier.py`` (features are computed, ~15 minutes, where they are missing).
@@ -32,7 +38,13 @@ from _common import RESULTS, ROOT, write_result
 from sklearn.metrics import roc_auc_score
 
 from verifier.datasets import NLI_TRAINING_PRESETS
-from verifier.training import META_SETS, collect_features, feature_array, sample_examples
+from verifier.training import (
+    META_SETS,
+    collect_features,
+    feature_array,
+    nli_holdout,
+    sample_examples,
+)
 from verifier.verify import Verifier
 
 FEATURE = "nli.logit_entailment"
@@ -62,6 +74,9 @@ def main() -> None:
                     help="train_meta.py's --cache folder (train.jsonl)")
     ap.add_argument("--eval-cache", type=Path, default=None,
                     help="bench_verifier.py's --cache folder (eval.jsonl)")
+    ap.add_argument("--nli-holdout", action="store_true",
+                    help="train rows as train_meta.py --nli-holdout samples them, and the "
+                    "AUROC of the rows the NLI model was trained on beside them")
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING)
     verifier = Verifier(meta=None, alignment_classifier=None)
@@ -75,23 +90,33 @@ def main() -> None:
         for split, limit in LIMITS.items():
             folder = caches[split]
             cache = folder / f"{split}.jsonl" if folder else None
-            rows = collect_features(verifier, sample_examples(name, split, limit),
+            where = nli_holdout if args.nli_holdout and split == "train" else None
+            rows = collect_features(verifier, sample_examples(name, split, limit, where=where),
                                     cache=cache)
             res[f"auroc_{split}"] = auroc(rows)
+        if args.nli_holdout and res["in_nli_training"]:
+            folder = caches["train"]
+            seen = sample_examples(name, "train", LIMITS["train"],
+                                   where=lambda e: not nli_holdout(e))
+            res["auroc_train_nli_trained"] = auroc(collect_features(
+                verifier, seen, cache=folder / "train_seen.jsonl" if folder else None))
         res["auroc_gap"] = round(res["auroc_train"] - res["auroc_eval"], 1)
         res["macro_f1_cv"], res["macro_f1_eval"] = cv[name], ev[name]
         res["macro_f1_gap"] = round(cv[name] - ev[name], 1)
         table[name] = res
+        trained = (f"   (rows it was trained on: {res['auroc_train_nli_trained']:.1f})"
+                   if "auroc_train_nli_trained" in res else "")
         print(f"{name:10s} {'yes' if res['in_nli_training'] else 'no':>31s}   "
               f"{res['auroc_train']:11.1f} {res['auroc_eval']:5.1f} {res['auroc_gap']:+5.1f}"
               f"   {res['macro_f1_cv']:27.1f} {res['macro_f1_eval']:5.1f} "
-              f"{res['macro_f1_gap']:+5.1f}", flush=True)
+              f"{res['macro_f1_gap']:+5.1f}{trained}", flush=True)
     for seen in (True, False):
         part = [t for t in table.values() if t["in_nli_training"] is seen]
         print(f"mean gap, sets the NLI model {'was' if seen else 'was not'} trained on: "
               f"AUROC {np.mean([t['auroc_gap'] for t in part]):+.1f}, ensemble macro-F1 "
               f"{np.mean([t['macro_f1_gap'] for t in part]):+.1f}")
-    write_result("nli_seen_rows", {"feature": FEATURE, "rows": LIMITS, "sets": table})
+    write_result("nli_seen_rows", {"feature": FEATURE, "rows": LIMITS,
+                                   "nli_holdout": args.nli_holdout, "sets": table})
 
 
 if __name__ == "__main__":

@@ -22,10 +22,10 @@ def _recipe(name: str) -> ModuleType:
     return module
 
 
-def test_train_nli_trains_fp32_master_weights_from_a_bf16_checkpoint(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A checkpoint stored in bf16 (as the recipe saves every stage) must still be trained
-    in fp32: AdamW steps of lr 1e-5 on bf16 weights of magnitude ~0.02 round to nothing."""
+def _train_tiny_bf16(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *extra: str
+                     ) -> tuple[dict, dict]:
+    """A tiny checkpoint stored in bf16, trained one epoch at lr 1e-5 by ``train_nli.py
+    train`` (``extra`` flags added): its tensors before and after."""
     import torch
     from safetensors.torch import load_file
     from transformers import AutoModelForSequenceClassification
@@ -47,17 +47,39 @@ def test_train_nli_trains_fp32_master_weights_from_a_bf16_checkpoint(
     monkeypatch.setattr(sys, "argv", [
         "train_nli.py", "train", "--base", str(base), "--train", str(train), "--out", str(out),
         "--epochs", "1", "--lr", "1e-5", "--batch-size", "4", "--warmup", "0",
-        "--save-dtype", "float32", "--device", "cpu", "--log-every", "1000"])
+        "--save-dtype", "float32", "--device", "cpu", "--log-every", "1000", *extra])
     _recipe("train_nli").main()
-    after = load_file(out / "model.safetensors")
+    return before, load_file(out / "model.safetensors")
+
+
+def _share_changed(before: dict, after: dict, prefix: str) -> float:
     changed = total = 0
     for name, w in before.items():
-        if name in after and name.startswith("bert.encoder."):
+        if name in after and name.startswith(prefix):
             changed += int((after[name].float() != w.float()).sum())
             total += w.numel()
     assert total > 0
+    return changed / total
+
+
+def test_train_nli_trains_fp32_master_weights_from_a_bf16_checkpoint(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A checkpoint stored in bf16 (as the recipe saves every stage) must still be trained
+    in fp32: AdamW steps of lr 1e-5 on bf16 weights of magnitude ~0.02 round to nothing."""
+    before, after = _train_tiny_bf16(tmp_path, monkeypatch)
     # bf16 master weights left 18 % of these changed; fp32 ones change all but a few
-    assert changed / total > 0.9
+    assert _share_changed(before, after, "bert.encoder.") > 0.9
+    assert _share_changed(before, after, "bert.embeddings.word_embeddings.") > 0
+
+
+def test_train_nli_freeze_embeddings_keeps_the_word_embeddings(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--freeze-embeddings (the CPU recipe of v0.4) trains everything but the word
+    embeddings, which stay as the base stored them."""
+    before, after = _train_tiny_bf16(tmp_path, monkeypatch, "--freeze-embeddings")
+    assert _share_changed(before, after, "bert.embeddings.word_embeddings.") == 0
+    assert _share_changed(before, after, "bert.encoder.") > 0.9
+    assert _share_changed(before, after, "bert.embeddings.position_embeddings.") > 0
 
 
 def test_mix_weights_interpolates_every_float_tensor(tmp_path: Path,
@@ -135,3 +157,35 @@ def test_train_nli_feeds_the_segment_ids_the_detector_feeds(tmp_path: Path) -> N
         token_types=False)))
     assert "token_type_ids" not in off
     assert torch.equal(off["input_ids"], batch["input_ids"])
+
+
+def test_unrelated_pairs_take_no_sentence_about_the_claim() -> None:
+    import random
+
+    from verifier.datasets import Example
+
+    prep = _recipe("prepare_nli_data")
+
+    def ex(i: str, claim: str, evidence: str, group: str) -> Example:
+        return Example(i, claim, evidence, "SUPPORTS", "fever", "train", {"group": group})
+
+    examples = [
+        ex("a", "Paris is the capital of France.",
+           "Paris is the capital and largest city of France. It lies on the Seine river.", "g1"),
+        ex("b", "Paris has many museums.",  # same subject, other group: never a partner
+           "Paris is the capital of fashion and the home of many museums.", "g2"),
+        ex("c", "The Nile flows north.",
+           "The Nile flows north through eleven countries to the sea.", "g3"),
+        ex("d", "The capital of Kenya is a large city.",
+           "Nairobi is the capital and the largest city of Kenya today.", "g4"),
+    ]
+    rows = prep.unrelated_pairs(examples, random.Random(0))
+    by_claim = {r["hypothesis"]: r for r in rows}
+    assert all(r["label"] is None for r in rows)  # distillation only: no gold label
+    paris = by_claim["Paris is the capital of France."]["premise"]
+    # not its own evidence, nor a sentence naming Paris or France; of the rest, the one
+    # sharing most words ("capital", "the", "is", "of", ...)
+    assert paris == "Nairobi is the capital and the largest city of Kenya today."
+    for r in rows:
+        own = next(e for e in examples if e.claim == r["hypothesis"])
+        assert r["premise"] not in own.evidence_text

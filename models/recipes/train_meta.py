@@ -51,7 +51,7 @@ from verifier.verify import Verifier, all_features
 logger = logging.getLogger("train_meta")
 HERE = Path(__file__).resolve().parent
 #: FEVER train claims whose draft-style rows join the training rows (``--pipeline-claims``).
-PIPELINE_CLAIMS = 1000
+PIPELINE_CLAIMS = 2000
 #: The recipe's options (the command line's defaults; ``sweep_meta.py`` re-checks them).
 RECIPE: dict[str, Any] = {"limit": 800, "C": 0.1, "calibration": "sigmoid", "weighting": "none",
                           "refute_estimator": "logistic"}

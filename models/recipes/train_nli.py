@@ -150,7 +150,12 @@ def cmd_train(args) -> None:
     model = AutoModelForSequenceClassification.from_pretrained(
         args.base, num_labels=3, id2label=dict(enumerate(LABELS)), label2id=L2I,
         ignore_mismatched_sizes=True, dtype=torch.float32,
+        attn_implementation=args.attn_implementation,
     ).to(device)
+    if args.freeze_embeddings:
+        # the word-embedding matrix is most of a small encoder's parameters (MiniLM-L6: 11.7M
+        # of 22.7M): frozen, AdamW and the dense embedding gradient skip it
+        model.get_input_embeddings().weight.requires_grad_(False)
     prem, hyp, lab = read_pairs(args.train)
     teacher = None
     if args.teacher_logits:
@@ -171,13 +176,15 @@ def cmd_train(args) -> None:
     steps_per_epoch = math.ceil(len(ids_all) / args.batch_size)
     total = steps_per_epoch * args.epochs
     no_decay = ("bias", "LayerNorm.weight", "layer_norm.weight", "norm.weight")
+    trainable = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
     groups = [
-        {"params": [p for n, p in model.named_parameters() if not any(k in n for k in no_decay)],
+        {"params": [p for n, p in trainable if not any(k in n for k in no_decay)],
          "weight_decay": 0.01},
-        {"params": [p for n, p in model.named_parameters() if any(k in n for k in no_decay)],
+        {"params": [p for n, p in trainable if any(k in n for k in no_decay)],
          "weight_decay": 0.0},
     ]
-    opt = torch.optim.AdamW(groups, lr=args.lr, fused=device.startswith("cuda"))
+    # fused AdamW runs on CPUs too (4x the default per-tensor loop here)
+    opt = torch.optim.AdamW(groups, lr=args.lr, fused=True)
     warm = int(args.warmup * total)
     def lr_factor(s: int) -> float:  # linear warm-up, then linear decay to 0
         if s < warm:
@@ -293,6 +300,11 @@ def main() -> None:
     ap.add_argument("--log-every", type=int, default=200)
     ap.add_argument("--time-budget", type=float, default=0.0, help="seconds; 0 = none")
     ap.add_argument("--save-dtype", choices=("bfloat16", "float32"), default="bfloat16")
+    ap.add_argument("--attn-implementation", choices=("eager", "sdpa"), default="eager",
+                    help="attention kernels for training; on CPU the sdpa (flash) backward "
+                    "took half of a MiniLM step, eager trains it 1.6x faster (same maths)")
+    ap.add_argument("--freeze-embeddings", action="store_true",
+                    help="keep the word embeddings fixed (faster steps on CPU)")
     ap.add_argument("--token-types", action=argparse.BooleanOptionalAction, default=True,
                     help="feed the tokenizer's token_type_ids (segment 1 for the hypothesis) "
                     "where the model takes them, as NLIDetector does; --no-token-types "
