@@ -113,6 +113,9 @@ def planted_drafts(drafts: int = 200, true_per_draft: int = 4, seed: int = 13
                    ) -> Iterator[PlantedDraft]:
     """The benchmark's drafts (FEVER dev eval split), each claim paired as the verifier
     pairs a draft's claims (``EvidencePairer(top_k=2)`` over the draft's five documents)."""
+    for name, value in (("drafts", drafts), ("true_per_draft", true_per_draft)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be an int >= 1, got {value!r}")
     rng = random.Random(seed)
     ex = load_preset("fever", "eval")
     sup = [e for e in ex if e.label == SUPPORTS]

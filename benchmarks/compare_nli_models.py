@@ -85,6 +85,13 @@ def main() -> None:
     ap.add_argument("--latency-runs", type=int, default=20)
     ap.add_argument("--name", default="nli_candidates", help="results file name")
     args = ap.parse_args()
+    if args.latency_runs < 1:
+        ap.error(f"--latency-runs must be >= 1, got {args.latency_runs}")
+    if len(set(args.models)) != len(args.models):
+        ap.error(f"--models names a model twice: {args.models}")
+    for spec in args.models:  # every folder checked before the first long run
+        if spec != "embedded" and not (Path(spec) / "config.json").is_file():
+            ap.error(f"--models: {spec!r} is not a model folder (no config.json)")
     logging.basicConfig(level=logging.WARNING)
     rows = {}
     for spec in args.models:
