@@ -52,8 +52,8 @@ def main() -> None:
     rank_scores: dict[str, list[float]] = {"ensemble p(Supported)": [],
                                            "NLI entailment - contradiction": []}
     t0 = time.perf_counter()
-    for d, planted in enumerate(planted_drafts(args.drafts, args.true_per_draft, args.seed)):
-        verdicts = verifier.verify_claims(planted.paired, passages=planted.passages)
+    for planted in planted_drafts(args.drafts, args.true_per_draft, args.seed):
+        verdicts = verifier.verify_claims(list(planted.paired), passages=list(planted.passages))
         answer = mitigator.mitigate(planted.draft, verdicts, documents=planted.docs)
         for i, (true, edit, pe, v) in enumerate(zip(planted.truth, answer.edits, planted.paired,
                                                     verdicts, strict=True)):
@@ -63,7 +63,8 @@ def main() -> None:
                 v.scores.get("nli.entailment", 0.0) - v.scores.get("nli.contradiction", 0.0))
             actions["true" if true else "planted"][edit.action] += 1
             if true and edit.action not in ASSERTED:
-                own = bool(pe.evidence) and pe.evidence[0].source_id == f"doc{d}-{i}"
+                own = bool(pe.evidence) and \
+                    pe.evidence[0].source_id == planted.passages[i].source_id
                 lost_own_first += own
                 if v.status == Status.SUPPORTED:
                     overruled.append({"claim": edit.claim, "action": edit.action,
@@ -84,7 +85,7 @@ def main() -> None:
           f"{lost_own_first} of {lost}")
     print(f"true claims the verifier called Supported that the answer does not keep (a check "
           f"finding overruled it; listed in the JSON): {len(overruled)}")
-    ranking = {name: _best_cut(np.array(truth), np.array(vals))
+    ranking = {name: best_cut(np.array(truth), np.array(vals))
                for name, vals in rank_scores.items()}
     for name, r in ranking.items():
         print(f"diagnostic, {name}: AUROC {r['auroc']:.3f}; best cut on these claims "
@@ -104,9 +105,10 @@ class PlantedDraft:
 
     draft: str
     docs: dict[str, str]
-    passages: list[Evidence]
-    paired: list[ClaimEvidence]
-    truth: list[bool]
+    #: One per claim, in draft order: the claim's own document as a passage.
+    passages: tuple[Evidence, ...]
+    paired: tuple[ClaimEvidence, ...]
+    truth: tuple[bool, ...]
 
 
 def planted_drafts(drafts: int = 200, true_per_draft: int = 4, seed: int = 13
@@ -132,7 +134,7 @@ def planted_drafts(drafts: int = 200, true_per_draft: int = 4, seed: int = 13
         items.append((ref[d], False))
         rng.shuffle(items)
         docs = {f"doc{d}-{i}": e.evidence_text for i, (e, _) in enumerate(items)}
-        passages = [Evidence(t, sid, (0, len(t))) for sid, t in docs.items()]
+        passages = tuple(Evidence(t, sid, (0, len(t))) for sid, t in docs.items())
         draft, claims = "", []
         for e, _ in items:
             text = " ".join(e.claim.split())
@@ -141,11 +143,11 @@ def planted_drafts(drafts: int = 200, true_per_draft: int = 4, seed: int = 13
             start = len(draft) + (1 if draft else 0)
             draft = f"{draft} {text}" if draft else text
             claims.append(Claim(text, (start, start + len(text))))
-        yield PlantedDraft(draft, docs, passages, pairer.pair(claims, passages),
-                           [true for _, true in items])
+        yield PlantedDraft(draft, docs, passages, tuple(pairer.pair(claims, list(passages))),
+                           tuple(true for _, true in items))
 
 
-def _best_cut(truth: np.ndarray, score: np.ndarray) -> dict[str, float]:
+def best_cut(truth: np.ndarray, score: np.ndarray) -> dict[str, float]:
     """AUROC, and the cut that maximises min(removed, kept) when claims under it are dropped."""
     best = (-1.0, 0.0, 0.0)
     for t in np.unique(score):

@@ -285,29 +285,35 @@ def main() -> None:
                               "reliability_png": str(args.plot.name)})
 
 
-def time_verify(runs: int) -> dict:
-    """Median latency of the default ``Verifier().verify`` on :data:`LATENCY_DRAFT`.
+def time_verify(runs: int, verifier: Verifier | None = None) -> dict:
+    """Median latency of ``verifier.verify`` (default ``Verifier()``) on :data:`LATENCY_DRAFT`.
 
     The embedding cache is emptied before each run, so every run pays for embedding the
     claims and evidence sentences (once, shared by pairing and alignment). The default
     (detectors one after another on a CPU) and the detectors in threads are timed in turn.
     """
-    verifier = Verifier()
-    for _ in range(3):  # warm-up: loads the models
-        for mode in (None, True):
-            verifier.parallel = mode
-            report = verifier.verify(LATENCY_DRAFT, evidence=list(LATENCY_PASSAGES))
-    total: dict[str, list[float]] = {"default": [], "threads": []}
-    stages = []
-    for _ in range(runs):
-        for name, mode in (("default", None), ("threads", True)):
-            verifier.parallel = mode
-            verifier.embedding_cache.clear()  # cold: every run embeds its sentences again
-            t0 = time.perf_counter()
-            report = verifier.verify(LATENCY_DRAFT, evidence=list(LATENCY_PASSAGES))
-            total[name].append(time.perf_counter() - t0)
-            if mode is None:
-                stages.append(report.timings)
+    if runs < 1:
+        raise ValueError(f"runs must be >= 1, got {runs!r}")
+    verifier = verifier if verifier is not None else Verifier()
+    parallel = verifier.parallel
+    try:
+        for _ in range(3):  # warm-up: loads the models
+            for mode in (None, True):
+                verifier.parallel = mode
+                report = verifier.verify(LATENCY_DRAFT, evidence=list(LATENCY_PASSAGES))
+        total: dict[str, list[float]] = {"default": [], "threads": []}
+        stages = []
+        for _ in range(runs):
+            for name, mode in (("default", None), ("threads", True)):
+                verifier.parallel = mode
+                verifier.embedding_cache.clear()  # cold: every run embeds its sentences again
+                t0 = time.perf_counter()
+                report = verifier.verify(LATENCY_DRAFT, evidence=list(LATENCY_PASSAGES))
+                total[name].append(time.perf_counter() - t0)
+                if mode is None:
+                    stages.append(report.timings)
+    finally:
+        verifier.parallel = parallel
     keys = [k for k in stages[0] if k not in ("retrieve",)]
     return {"median_ms": round(1000 * float(np.median(total["default"])), 1),
             "threads_median_ms": round(1000 * float(np.median(total["threads"])), 1),

@@ -2,16 +2,16 @@
 
 For each model folder (``embedded`` is the shipped one), in one process so the timings
 compare: the benchmark drafts of ``bench_mitigation.py`` (FEVER dev claims, one planted false
-claim per draft, claims paired as the verifier pairs them) are verified with that NLI model,
-and the NLI detector's entailment minus contradiction is scored as a ranking of true over
-planted claims (AUROC, and the best both-sides figure one cut on these claims could reach);
-then the median latency of ``Verifier.verify`` on the 5-claim, 10-passage draft of
-``bench_verifier.py``, with the NLI stage's share. Every model is read with the shipped
-model's detector settings (``chunk_tokens``, ``hypothesis_sentences``), so only the weights
-differ.
+claim per draft, claims paired as the verifier pairs them; built once for all models) are
+verified with that NLI model, and the NLI detector's entailment minus contradiction is scored
+as a ranking of true over planted claims (AUROC, and the best both-sides figure one cut on
+these claims could reach); then the latency of ``Verifier.verify`` with that model, measured
+as ``bench_verifier.py`` measures the shipped one (``time_verify``). Every model is read with
+the shipped model's detector settings (``chunk_tokens``, ``hypothesis_sentences``), so only
+the weights differ.
 
-The meta-classifier is fitted on the shipped model's features, so its statuses say little
-about another model: this ranks the NLI models themselves, the input a refit would start from.
+The ranking reads the NLI detector's scores, not a status: the meta-classifier is fitted on
+the shipped model's features and says little about another model's.
 
     python benchmarks/compare_nli_models.py --models embedded path/to/candidate [...]
         [--drafts 200] [--latency-runs 20] [--name nli_candidates]
@@ -27,53 +27,34 @@ from pathlib import Path
 
 import numpy as np
 from _common import write_result
-from bench_mitigation import _best_cut, planted_drafts
-from bench_verifier import LATENCY_DRAFT, LATENCY_PASSAGES
+from bench_mitigation import PlantedDraft, best_cut, planted_drafts
+from bench_verifier import time_verify
 
 from verifier.embedded import embedded_model_dir
 from verifier.nli import NLIDetector
 from verifier.verify import Verifier
 
-logger = logging.getLogger("compare_nli_models")
 
-
-def load(spec: str) -> tuple[str, NLIDetector]:
-    """``embedded`` or a model folder, read with the shipped model's detector settings."""
+def load(spec: str) -> NLIDetector:
+    """``embedded``, or a model folder read with the shipped model's detector settings."""
     if spec == "embedded":
-        return str(embedded_model_dir()), NLIDetector()
-    path = Path(spec)
-    if not (path / "config.json").is_file():
-        raise ValueError(f"--models: {spec!r} is not a model folder (no config.json)")
+        return NLIDetector()
     shipped = json.loads((embedded_model_dir() / "config.json").read_text(encoding="utf-8"))
-    return str(path), NLIDetector(path, chunk_tokens=shipped.get("chunk_tokens"),
-                                  hypothesis_sentences=shipped.get("hypothesis_sentences"))
+    return NLIDetector(spec, chunk_tokens=shipped.get("chunk_tokens"),
+                       hypothesis_sentences=shipped.get("hypothesis_sentences"))
 
 
-def ranking(nli: NLIDetector, drafts: int, seed: int) -> dict[str, float]:
-    verifier = Verifier(nli, top_k_evidence=2)
+def ranking(nli: NLIDetector, drafts: list[PlantedDraft]) -> dict[str, float]:
+    """How the NLI scores rank true over planted claims (``bench_mitigation.best_cut``)."""
+    verifier = Verifier(nli, top_k_evidence=2, meta=None, alignment_classifier=None)
     truth, score = [], []
-    for planted in planted_drafts(drafts, seed=seed):
+    for planted in drafts:
         for true, v in zip(planted.truth, verifier.verify_claims(
-                planted.paired, passages=planted.passages), strict=True):
+                list(planted.paired), passages=list(planted.passages)), strict=True):
             truth.append(true)
             score.append(v.scores.get("nli.entailment", 0.0)
                          - v.scores.get("nli.contradiction", 0.0))
-    return _best_cut(np.array(truth), np.array(score))
-
-
-def latency(nli: NLIDetector, runs: int) -> dict[str, float]:
-    verifier = Verifier(nli)
-    for _ in range(3):  # warm-up
-        verifier.verify(LATENCY_DRAFT, evidence=list(LATENCY_PASSAGES))
-    total, stage = [], []
-    for _ in range(runs):
-        verifier.embedding_cache.clear()
-        t0 = time.perf_counter()
-        report = verifier.verify(LATENCY_DRAFT, evidence=list(LATENCY_PASSAGES))
-        total.append(time.perf_counter() - t0)
-        stage.append(report.timings["nli"])
-    return {"median_ms": round(1000 * float(np.median(total)), 1),
-            "nli_median_ms": round(1000 * float(np.median(stage)), 1)}
+    return best_cut(np.array(truth), np.array(score))
 
 
 def main() -> None:
@@ -93,24 +74,27 @@ def main() -> None:
         if spec != "embedded" and not (Path(spec) / "config.json").is_file():
             ap.error(f"--models: {spec!r} is not a model folder (no config.json)")
     logging.basicConfig(level=logging.WARNING)
+    drafts = list(planted_drafts(args.drafts, seed=args.seed))
     rows = {}
     for spec in args.models:
-        path, nli = load(spec)
+        nli = load(spec)
         t0 = time.perf_counter()
-        rank = ranking(nli, args.drafts, args.seed)
+        rank = ranking(nli, drafts)
         secs = time.perf_counter() - t0
-        lat = latency(nli, args.latency_runs)
-        rows[spec] = {"path": path, **rank, "drafts_seconds": round(secs, 1), **lat}
+        lat = time_verify(args.latency_runs, Verifier(nli))
+        rows[spec] = {"path": str(embedded_model_dir()) if spec == "embedded" else spec,
+                      **rank, "drafts_seconds": round(secs, 1), "verify_latency": lat}
         print(f"{spec}: AUROC {rank['auroc']:.4f}; best cut {rank['cut']:.3f}: removed "
               f"{rank['removed']:.3f}, kept {rank['kept']:.3f}; {args.drafts} drafts in "
               f"{secs:.0f}s; verify median {lat['median_ms']:.0f} ms (NLI "
-              f"{lat['nli_median_ms']:.0f} ms)", flush=True)
-    base = rows[args.models[0]]
+              f"{lat['stages_ms']['nli']:.0f} ms)", flush=True)
+    base = rows[args.models[0]]["verify_latency"]
     for spec, r in list(rows.items())[1:]:
+        lat = r["verify_latency"]
         print(f"{spec} / {args.models[0]}: verify latency "
-              f"x{r['median_ms'] / base['median_ms']:.2f}, NLI stage "
-              f"x{r['nli_median_ms'] / base['nli_median_ms']:.2f}, AUROC "
-              f"{r['auroc'] - base['auroc']:+.4f}")
+              f"x{lat['median_ms'] / base['median_ms']:.2f}, NLI stage "
+              f"x{lat['stages_ms']['nli'] / base['stages_ms']['nli']:.2f}, AUROC "
+              f"{r['auroc'] - rows[args.models[0]]['auroc']:+.4f}")
     write_result(args.name, {"drafts": args.drafts, "seed": args.seed,
                              "latency_runs": args.latency_runs, "models": rows})
 

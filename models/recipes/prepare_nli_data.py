@@ -86,17 +86,20 @@ _WORD = re.compile(r"[A-Za-z0-9]+")
 def unrelated_pairs(examples: list[Example], rng: random.Random, pool: int = 30) -> list[dict]:
     """Each claim against a sentence about something else, unlabelled (for distillation).
 
-    Of ``pool`` random sentences from the evidence of other groups
+    Of ``pool`` random sentences (five words or more) from the evidence of other groups
     (``example.meta["group"]``), those sharing no capitalised word of three letters or more
-    with the claim (not about its subject), the one sharing most words with the claim.
+    with the claim (not about its subject), the one sharing most words with the claim. A
+    claim with no such sentence among its ``pool`` gets no row (the count written says how
+    many did).
     """
     sentences = [(ex.meta.get("group", ex.id), ex.evidence_text[a:b])
                  for ex in examples for a, b in sentence_spans(ex.evidence_text)
                  if len(ex.evidence_text[a:b].split()) >= 5]
     rows = []
     for ex in examples:
-        words = {w.lower() for w in _WORD.findall(ex.claim)}
-        names = {w.lower() for w in _WORD.findall(ex.claim) if w[0].isupper() and len(w) >= 3}
+        found = _WORD.findall(ex.claim)
+        words = {w.lower() for w in found}
+        names = {w.lower() for w in found if w[0].isupper() and len(w) >= 3}
         group = ex.meta.get("group", ex.id)
         best, best_overlap = None, -1
         for g, sent in rng.sample(sentences, min(pool, len(sentences))):
@@ -152,10 +155,10 @@ def main() -> None:
     rng.shuffle(train)
     _write(args.out / "train_human.jsonl", train)
     _write(args.out / "replay_human.jsonl", train[: args.replay])
-    fever = [_two_class(ex, "fever_train") for ex in load_preset("fever", "train") if used(ex)]
+    fever_used = [ex for ex in load_preset("fever", "train") if used(ex)]
+    fever = [_two_class(ex, "fever_train") for ex in fever_used]
     random.Random(args.seed + 1).shuffle(fever)  # own stream: the older files stay as they were
     _write(args.out / "train_fever.jsonl", fever)
-    fever_used = [ex for ex in load_preset("fever", "train") if used(ex)]
     _write(args.out / "distill_fever.jsonl", [
         {"premise": ex.evidence_text[a:b], "hypothesis": ex.claim, "label": None,
          "source": "fever_train_sentence"}
