@@ -285,6 +285,26 @@ def test_status_classifier_with_a_boosted_refute_stage(tmp_path) -> None:
     assert back.get_params()["refute_estimator"] == "boosting"
 
 
+def test_status_classifier_with_a_boosted_support_stage(tmp_path) -> None:
+    """The shipped ensemble's shape: boosted trees for stage one, logistic for stage two."""
+    X, xor = _xor(900, seed=8)
+    y = np.where(X[:, 2] > 0, "Contradictory", "Insufficient_Info").astype(object)
+    y[xor == "Contradictory"] = "Supported"  # Supported is the xor: no line draws it
+    kw = {"refute_estimator": "logistic", "calibration": "sigmoid"}
+    trees = StatusClassifier(["a", "b", "c"], estimator="boosting", **kw).fit(X, y)
+    line = StatusClassifier(["a", "b", "c"], estimator="logistic", **kw).fit(X, y)
+    assert trees.support_.estimator == "boosting" and trees.refute_.estimator == "logistic"
+    Xt, xt = _xor(600, seed=9)
+    sup = xt == "Contradictory"
+    assert ((trees.predict(Xt) == "Supported") == sup).mean() > 0.85
+    assert ((line.predict(Xt) == "Supported") == sup).mean() < 0.7
+    trees.save(tmp_path / "s.json")
+    back = StatusClassifier.load(tmp_path / "s.json")
+    np.testing.assert_allclose(back.predict_proba(Xt), trees.predict_proba(Xt))
+    assert back.get_params()["estimator"] == "boosting"
+    assert back.support_threshold_ == trees.support_threshold_
+
+
 def test_files_written_before_the_estimator_option_still_load() -> None:
     import json
 
@@ -330,8 +350,12 @@ def _corrupt(d: dict, stage: str, edit: object) -> str:
     ("support", lambda s: s.update(mean=s["mean"][:1]), "mean must hold"),
     ("support", lambda s: s.update(scale=s["scale"][:-1]), "scale must hold"),
     ("support", lambda s: s["classes"].reverse(), "sorted order"),
-    ("support", lambda s: s["coef"][0].__setitem__(0, float("nan")), "finite"),
-    ("support", lambda s: s.update(coef=[row[:-1] for row in s["coef"]]), "coef / intercept"),
+    ("refute", lambda s: s["coef"][0].__setitem__(0, float("nan")), "finite"),
+    ("refute", lambda s: s.update(coef=[row[:-1] for row in s["coef"]]), "coef / intercept"),
+    # the shipped ensemble's stage one is boosted trees
+    ("support", lambda s: s["trees"]["value"][0].__setitem__(0, float("nan")), "out of range"),
+    ("support", lambda s: s["trees"]["feature"][0].__setitem__(0, 10_000), "out of range"),
+    ("support", lambda s: s["trees"]["left"].pop(), "inconsistent shapes"),
     ("support", lambda s: s.pop("fill"), "lacks the field 'fill'"),
     ("support", lambda s: s["calibrators"].pop(), "1 calibrators for 2 classes"),
     ("support", lambda s: s["calibrators"][0].update(kind="magic"), "unknown calibrator"),

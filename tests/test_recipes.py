@@ -105,27 +105,56 @@ def test_mix_weights_interpolates_every_float_tensor(tmp_path: Path,
         _recipe("mix_weights").main()
 
 
+def _interaction_rows(n: int = 900) -> tuple:
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, (n, 3))
+    groups = np.where(np.arange(n) % 2, "a", "b").astype(object)
+    return X, (X[:, 0] > 0) == (X[:, 1] > 0), groups, np.arange(n) % 5
+
+
 def test_train_meta_chooses_the_stage_two_estimator_by_cross_validation() -> None:
     import numpy as np
 
     tm = _recipe("train_meta")
-    rng = np.random.default_rng(0)
-    n = 900
-    X = rng.uniform(-1, 1, (n, 3))
+    X, inter, groups, folds = _interaction_rows()
     # stage one is linear (feature 2); stage two is an interaction of features 0 and 1,
     # which a logistic regression cannot draw and boosted trees can
-    y = np.where((X[:, 0] > 0) == (X[:, 1] > 0), "Contradictory", "Insufficient_Info")
-    y = y.astype(object)
+    y = np.where(inter, "Contradictory", "Insufficient_Info").astype(object)
     y[X[:, 2] > 0.4] = "Supported"
-    groups = np.where(np.arange(n) % 2, "a", "b").astype(object)
-    folds = np.arange(n) % 5
-    chosen, record = tm.choose_refute_estimator(
-        ["x0", "x1", "x2"], X, y, groups, folds, "none", np.ones(n, bool),
+    chosen, record = tm.choose_estimator(
+        "refute", ["x0", "x1", "x2"], X, y, groups, folds, "none", np.ones(len(y), bool),
         {"C": 0.1, "calibration": "sigmoid", "cv": 3})
     cv = record["cv_macro_f1"]
     assert chosen == "boosting" == record["chosen"]
     assert cv["boosting"]["mean"] > cv["logistic"]["mean"] + 10
     assert record["cv_lead"] > 10 and len(record["cv_lead_per_fold"]) == 5
+
+
+def test_train_meta_chooses_the_stage_one_estimator_by_cross_validation() -> None:
+    import numpy as np
+
+    tm = _recipe("train_meta")
+    X, inter, groups, folds = _interaction_rows()
+    params = {"C": 0.1, "calibration": "sigmoid", "cv": 3, "refute_estimator": "logistic"}
+    # Supported is the interaction; the rest splits on feature 2 (linear)
+    y = np.where(X[:, 2] > 0, "Contradictory", "Insufficient_Info").astype(object)
+    y[inter] = "Supported"
+    chosen, record = tm.choose_estimator("support", ["x0", "x1", "x2"], X, y, groups, folds,
+                                         "none", np.ones(len(y), bool), params)
+    assert chosen == "boosting" == record["chosen"]
+    assert record["cv_macro_f1"]["boosting"]["mean"] > \
+        record["cv_macro_f1"]["logistic"]["mean"] + 10
+    # Supported linear in feature 2: the tie rule or the regression's fit keeps logistic
+    y = np.where(inter, "Contradictory", "Insufficient_Info").astype(object)
+    y[X[:, 2] > 0.4] = "Supported"
+    _, record = tm.choose_estimator("support", ["x0", "x1", "x2"], X, y, groups, folds,
+                                    "none", np.ones(len(y), bool), params)
+    assert abs(record["cv_lead"]) < 5
+    with pytest.raises(ValueError, match="stage must be one of"):
+        tm.choose_estimator("both", ["x0", "x1", "x2"], X, y, groups, folds, "none",
+                            np.ones(len(y), bool), params)
 
 
 def test_train_nli_feeds_the_segment_ids_the_detector_feeds(tmp_path: Path) -> None:

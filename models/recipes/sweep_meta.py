@@ -7,12 +7,16 @@ pipeline rows) and prints its macro-F1 per training set, 5-fold cross-validated 
 grouped by evidence (``verifier.training.fold_of``; the mean over sets as in
 ``train_meta.py``), with the standard error over the five folds, and, for the best setting
 and each setting one option away from the recipe, its difference from the recipe fold by
-fold (mean and standard error). Stage two's estimator is fixed (``--refute-estimator``, by
-default the recipe's, logistic, as the shipped classifiers; ``train_meta.py --refute-estimator
-auto`` chooses it by the same CV and logs both). Eval splits are never read.
+fold (mean and standard error). Each stage's estimator is fixed per sweep: stage one's
+(``--support-estimator``) by default boosted trees, what ``train_meta.py``'s ``auto`` picks
+for the ensemble (``C`` then sets stage two's regularisation only); stage two's
+(``--refute-estimator``) by default the recipe's, logistic, as the shipped classifiers
+(``train_meta.py --refute-estimator auto`` chooses it by the same CV and logs both). Eval
+splits are never read. The sweep's output in this folder (``meta_sweep.json``) was run with
+a logistic stage one, before the ensemble's became boosted trees.
 
     python models/recipes/sweep_meta.py [--cache DIR] [--limits 800 0]
-        [--refute-estimator logistic|boosting]
+        [--support-estimator boosting|logistic] [--refute-estimator logistic|boosting]
 
 ``--cache``: ``train_meta.py``'s feature cache folder (with ``--limits 0`` it needs every
 labelled train row: ~25 minutes on a 2-core CPU where they are missing). Writes
@@ -60,6 +64,9 @@ def main() -> None:
     ap.add_argument("--limits", type=int, nargs="+", default=[800],
                     help="rows per data set to try (0: all)")
     ap.add_argument("--out", type=Path, default=HERE / "meta_sweep.json")
+    ap.add_argument("--support-estimator", default="boosting", choices=REFUTE_ESTIMATORS,
+                    help="stage one's estimator in every run (default: boosting, which "
+                    "train_meta.py's auto picks for the shipped ensemble)")
     ap.add_argument("--refute-estimator", default=RECIPE["refute_estimator"],
                     choices=REFUTE_ESTIMATORS,
                     help="stage two's estimator in every run (default: the recipe's, which "
@@ -78,8 +85,10 @@ def main() -> None:
         X = feature_array(rows, names)
         for C, cal, weighting in itertools.product(*GRID.values()):
             cv, s = cv_folds(names, X, y, groups, folds, weighting, C=C, calibration=cal, cv=5,
+                             estimator=args.support_estimator,
                              refute_estimator=args.refute_estimator)
             run = {"limit": limit, "C": C, "calibration": cal, "weighting": weighting,
+                   "support_estimator": args.support_estimator,
                    "refute_estimator": args.refute_estimator,
                    "rows": len(rows), "cv_macro_f1": cv["mean"],
                    "fold_se": round(float(s.std(ddof=1) / np.sqrt(len(s))), 2),

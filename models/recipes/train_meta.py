@@ -9,17 +9,20 @@ weight, the choice before the pipeline rows, see ``models/meta/README.md``).
 
     python models/recipes/train_meta.py [--limit 800] [--weighting none] [--cache DIR]
         [--out models/meta] [--drop FEATURE ...] [--nli-holdout]
+        [--support-estimator auto|boosting|logistic]
         [--refute-estimator auto|boosting|logistic]
 
 Writes ``ensemble.json`` (NLI, alignment and check features), ``alignment.json`` (alignment
 and check features only), ``nli_only.json`` (NLI features only), ``with_uncertainty.json``
 (the ensemble plus the uncertainty features) and ``training_log.json`` (rows per set,
-features, learned p(Supported) cut, support-stage coefficients, macro-F1 per set 5-fold
-cross-validated within the train splits and leave-one-set-out, and, with
-``--refute-estimator auto``, each classifier's CV with either stage-two estimator fold by
-fold: the one with the higher CV is fitted). The shipped classifiers use the logistic stage
-two although ``auto`` picks boosted trees for the ensemble: see ``models/meta/README.md``,
-"Stage two: boosted trees measured, not shipped".
+features, learned p(Supported) cut, support-stage coefficients where stage one is logistic,
+macro-F1 per set 5-fold cross-validated within the train splits and leave-one-set-out, and,
+for a stage set to ``auto``, each classifier's CV with either estimator fold by fold: the
+one with the higher CV is fitted). Stage one is ``auto`` by default: boosted trees for the
+ensemble, the alignment classifier and ``with_uncertainty``, the logistic regression for
+``nli_only`` (see ``models/meta/README.md``, "Stage one: boosted trees"). Stage two is
+logistic although ``auto`` picks boosted trees for the ensemble: see the same card, "Stage
+two: boosted trees measured, not shipped".
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ HERE = Path(__file__).resolve().parent
 PIPELINE_CLAIMS = 2000
 #: The recipe's options (the command line's defaults; ``sweep_meta.py`` re-checks them).
 RECIPE: dict[str, Any] = {"limit": 800, "C": 0.1, "calibration": "sigmoid", "weighting": "none",
-                          "refute_estimator": "logistic"}
+                          "refute_estimator": "logistic", "support_estimator": "auto"}
 #: Stage-two estimators ``--refute-estimator auto`` chooses from, by CV macro-F1.
 REFUTE_ESTIMATORS: tuple[str, ...] = ("logistic", "boosting")
 
@@ -167,17 +170,25 @@ def paired_lead(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     return float(diff.mean()), float(diff.std(ddof=1) / np.sqrt(len(diff)))
 
 
-def choose_refute_estimator(names: list[str], X: np.ndarray, y: np.ndarray,
-                            groups: np.ndarray, folds: np.ndarray, weighting: str,
-                            fit_on: np.ndarray, params: dict[str, Any]
-                            ) -> tuple[str, dict[str, Any]]:
-    """Stage two's estimator with the higher CV macro-F1 (ties: ``logistic``), and a record
-    of both: CV per set, each fold's mean, and the winner's lead (mean, standard error over
-    the paired folds)."""
+#: The two stages of a :class:`~verifier.meta.StatusClassifier`, by the parameter that sets
+#: each one's estimator.
+STAGE_PARAMS: dict[str, str] = {"support": "estimator", "refute": "refute_estimator"}
+
+
+def choose_estimator(stage: str, names: list[str], X: np.ndarray, y: np.ndarray,
+                     groups: np.ndarray, folds: np.ndarray, weighting: str,
+                     fit_on: np.ndarray, params: dict[str, Any]
+                     ) -> tuple[str, dict[str, Any]]:
+    """The estimator of ``stage`` (``"support"``: stage one, Supported vs the rest;
+    ``"refute"``: stage two) with the higher CV macro-F1 (ties: ``logistic``), the other
+    stage as in ``params``, and a record of both: CV per set, each fold's mean, and the
+    winner's lead (mean, standard error over the paired folds)."""
+    if stage not in STAGE_PARAMS:
+        raise ValueError(f"stage must be one of {list(STAGE_PARAMS)}, got {stage!r}")
     runs = {}
     for est in REFUTE_ESTIMATORS:
         cv, per_fold = cv_folds(names, X, y, groups, folds, weighting, fit_on,
-                                **{**params, "refute_estimator": est})
+                                **{**params, STAGE_PARAMS[stage]: est})
         runs[est] = (cv, per_fold)
     best = max(REFUTE_ESTIMATORS, key=lambda e: runs[e][0]["mean"])
     other = next(e for e in REFUTE_ESTIMATORS if e != best)
@@ -186,8 +197,8 @@ def choose_refute_estimator(names: list[str], X: np.ndarray, y: np.ndarray,
     record = {"chosen": best, "cv_macro_f1": {e: runs[e][0] for e in REFUTE_ESTIMATORS},
               "cv_lead": round(lead, 2), "cv_lead_se": round(se, 2),
               "cv_lead_per_fold": np.round(diff, 2).tolist()}
-    logger.info("stage two: %s (CV %.2f) over %s (%.2f): lead %+.2f, SE %.2f over folds", best,
-                runs[best][0]["mean"], other, runs[other][0]["mean"], record["cv_lead"],
+    logger.info("stage %s: %s (CV %.2f) over %s (%.2f): lead %+.2f, SE %.2f over folds", stage,
+                best, runs[best][0]["mean"], other, runs[other][0]["mean"], record["cv_lead"],
                 record["cv_lead_se"])
     return best, record
 
@@ -255,6 +266,11 @@ def main() -> None:
                     help="stage two (Contradictory vs Insufficient_Info): a logistic regression "
                     "(default), gradient-boosted trees, or (auto) whichever has the higher CV "
                     "macro-F1, per classifier, logging both; stage one stays logistic")
+    ap.add_argument("--support-estimator", default=RECIPE["support_estimator"],
+                    choices=["auto", *REFUTE_ESTIMATORS],
+                    help="stage one (Supported vs the rest): whichever of a logistic "
+                    "regression and gradient-boosted trees has the higher CV macro-F1, per "
+                    "classifier (auto, default), or the one named")
     ap.add_argument("--nli-holdout", action="store_true",
                     help="fit on the train examples verifier.training.nli_holdout picks only: "
                     "for an NLI model trained on data from prepare_nli_data.py --meta-holdout "
@@ -285,6 +301,7 @@ def main() -> None:
            "labels": dict(Counter(y.tolist())), "C": args.C,
            "calibration": args.calibration, "cv": args.cv,
            "weighting": args.weighting, "refute_estimator": args.refute_estimator,
+           "support_estimator": args.support_estimator,
            "classifiers": {}}
     if args.drop:
         log["dropped"] = list(args.drop)
@@ -298,28 +315,34 @@ def main() -> None:
         # calibration folds leave whole data sets out: calibrated for a set not seen
         params: dict[str, Any] = {"C": args.C, "calibration": args.calibration,
                                   "cv": args.cv}
-        choice = None
-        if args.refute_estimator == "auto":
-            params["refute_estimator"], choice = choose_refute_estimator(
-                names, X, y, groups, folds, args.weighting, fit_on, params)
-        else:
-            params["refute_estimator"] = args.refute_estimator
+        options = {"support": args.support_estimator, "refute": args.refute_estimator}
+        for stage, option in options.items():  # a stage still to choose: logistic meanwhile
+            params[STAGE_PARAMS[stage]] = "logistic" if option == "auto" else option
+        choices: dict[str, dict[str, Any] | None] = dict.fromkeys(options)
+        for stage, option in options.items():  # stage one first
+            if option == "auto":
+                params[STAGE_PARAMS[stage]], choices[stage] = choose_estimator(
+                    stage, names, X, y, groups, folds, args.weighting, fit_on, params)
         model = StatusClassifier(names, **params).fit(
             X[fit_on], y[fit_on], groups=groups[fit_on],
             sample_weight=_weights(groups[fit_on], args.weighting))
         model.save(args.out / f"{model_name}.json")
         sup = model.support_
-        coefs = dict(zip(sup.feature_names_in_.tolist(),
-                         np.round(sup.coef_[0][: len(names)], 4).tolist(), strict=True))
+        coefs = (dict(zip(sup.feature_names_in_.tolist(),
+                          np.round(sup.coef_[0][: len(names)], 4).tolist(), strict=True))
+                 if hasattr(sup, "coef_") else None)  # boosted trees have no coefficients
         loso = loso_macro_f1(names, X, y, groups, args.weighting, fit_on, **params)
-        cv = (choice["cv_macro_f1"][params["refute_estimator"]] if choice else
+        last = choices["refute"] or choices["support"]  # its CV ran with the final params
+        cv = (last["cv_macro_f1"][last["chosen"]] if last else
               cv_macro_f1(names, X, y, groups, folds, args.weighting, fit_on, **params))
         log["classifiers"][model_name] = {"features": names,
                                           "fitted_on_pipeline_rows": bool(
                                               (fit_on & pipeline_rows).any()),
                                           "support_threshold": model.support_threshold_,
+                                          "support_estimator": params["estimator"],
+                                          "support_estimator_choice": choices["support"],
                                           "refute_estimator": params["refute_estimator"],
-                                          "refute_estimator_choice": choice,
+                                          "refute_estimator_choice": choices["refute"],
                                           "loso_macro_f1": loso,
                                           "cv_macro_f1": cv,
                                           "support_stage_coefficients": coefs}
