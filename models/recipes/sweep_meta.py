@@ -36,7 +36,7 @@ import numpy as np
 from train_meta import (
     GROUPS,
     RECIPE,
-    REFUTE_ESTIMATORS,
+    STAGE_ESTIMATORS,
     cv_folds,
     features_for,
     paired_lead,
@@ -64,11 +64,11 @@ def main() -> None:
     ap.add_argument("--limits", type=int, nargs="+", default=[800],
                     help="rows per data set to try (0: all)")
     ap.add_argument("--out", type=Path, default=HERE / "meta_sweep.json")
-    ap.add_argument("--support-estimator", default="boosting", choices=REFUTE_ESTIMATORS,
+    ap.add_argument("--support-estimator", default="boosting", choices=STAGE_ESTIMATORS,
                     help="stage one's estimator in every run (default: boosting, which "
                     "train_meta.py's auto picks for the shipped ensemble)")
     ap.add_argument("--refute-estimator", default=RECIPE["refute_estimator"],
-                    choices=REFUTE_ESTIMATORS,
+                    choices=STAGE_ESTIMATORS,
                     help="stage two's estimator in every run (default: the recipe's, which "
                     "the shipped classifiers use)")
     args = ap.parse_args()
