@@ -35,6 +35,23 @@ def machine() -> dict:
     return info
 
 
+def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a share ``successes / n`` (95 % for the default ``z``).
+
+    Example:
+        >>> tuple(round(x, 3) for x in wilson_interval(182, 200))
+        (0.862, 0.942)
+    """
+    if n < 1 or not 0 <= successes <= n:
+        raise ValueError(f"need 0 <= successes <= n and n >= 1, got successes={successes!r}, "
+                         f"n={n!r}")
+    p = successes / n
+    half = z * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5
+    centre = p + z * z / (2 * n)
+    denom = 1 + z * z / n
+    return max(0.0, (centre - half) / denom), min(1.0, (centre + half) / denom)
+
+
 def write_result(name: str, data: dict) -> Path:
     """Write ``benchmarks/results/<name>.json`` and return its path."""
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
-from _common import write_result
+from _common import wilson_interval, write_result
 from sklearn.metrics import roc_auc_score
 
 from mitigation.mitigator import Mitigator
@@ -72,14 +72,20 @@ def main() -> None:
     secs = time.perf_counter() - t0
     n_false = sum(actions["planted"].values())
     n_true = sum(actions["true"].values())
-    removed = sum(actions["planted"][a] for a in NOT_ASSERTED) / n_false
-    kept = sum(actions["true"][a] for a in ASSERTED) / n_true
+    n_removed = sum(actions["planted"][a] for a in NOT_ASSERTED)
+    n_kept = sum(actions["true"][a] for a in ASSERTED)
+    removed, kept = n_removed / n_false, n_kept / n_true
+    interval = {"removed": wilson_interval(n_removed, n_false),
+                "kept": wilson_interval(n_kept, n_true)}
     print(f"{args.drafts} drafts, {args.strictness} mode, {secs:.0f}s "
           f"({n_true + n_false} claims)")
     print(f"planted false claims no longer asserted: {removed:.3f}  "
           f"(actions: {dict(actions['planted'])})  target >= 0.90")
     print(f"true claims kept:                        {kept:.3f}  "
           f"(actions: {dict(actions['true'])})  target >= 0.90")
+    print("95 % Wilson intervals (the sample of drafts): removed "
+          f"{interval['removed'][0]:.3f}-{interval['removed'][1]:.3f}, kept "
+          f"{interval['kept'][0]:.3f}-{interval['kept'][1]:.3f}")
     lost = n_true - sum(actions["true"][a] for a in ASSERTED)
     print(f"true claims not kept whose best evidence sentence came from their own document: "
           f"{lost_own_first} of {lost}")
@@ -93,6 +99,7 @@ def main() -> None:
     write_result(f"mitigation_{args.strictness}", {
         "drafts": args.drafts, "strictness": args.strictness, "seconds": round(secs, 1),
         "planted_removed_or_corrected": round(removed, 4), "true_kept": round(kept, 4),
+        "wilson_95": {k: [round(lo, 4), round(hi, 4)] for k, (lo, hi) in interval.items()},
         "planted_actions": dict(actions["planted"]), "true_actions": dict(actions["true"]),
         "true_not_kept_own_evidence_first": lost_own_first,
         "true_supported_not_kept": overruled,

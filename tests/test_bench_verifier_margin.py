@@ -1,4 +1,5 @@
-"""The paired bootstrap behind ``benchmarks/bench_verifier.py``'s margin interval."""
+"""The paired bootstrap behind ``benchmarks/bench_verifier.py``'s margin interval, and the
+Wilson interval ``benchmarks/bench_mitigation.py`` prints."""
 
 from __future__ import annotations
 
@@ -76,3 +77,19 @@ def test_doctests_of_scripts(folder: str) -> None:
         sys.path.remove(str(root))
     if folder == "benchmarks":
         assert with_examples, "bench_verifier.py's example is expected here"
+
+
+def test_wilson_interval_brackets_the_share_and_narrows_with_n() -> None:
+    from _common import wilson_interval
+
+    lo, hi = wilson_interval(182, 200)
+    assert lo < 182 / 200 < hi
+    assert (round(lo, 3), round(hi, 3)) == (0.862, 0.942)  # the formula worked by hand
+    lo5, hi5 = wilson_interval(910, 1000)
+    assert lo < lo5 < 0.91 < hi5 < hi
+    assert wilson_interval(0, 10)[0] == 0.0 and wilson_interval(10, 10)[1] == 1.0
+    assert 0.0 < wilson_interval(0, 10)[1] < 0.35  # none of 10 does not mean never
+    with pytest.raises(ValueError, match="successes=11"):
+        wilson_interval(11, 10)
+    with pytest.raises(ValueError, match="n=0"):
+        wilson_interval(0, 0)
