@@ -12,8 +12,9 @@ fold (mean and standard error). Each stage's estimator is fixed per sweep: stage
 for the ensemble (``C`` then sets stage two's regularisation only); stage two's
 (``--refute-estimator``) by default the recipe's, logistic, as the shipped classifiers
 (``train_meta.py --refute-estimator auto`` chooses it by the same CV and logs both). Eval
-splits are never read. The sweep's output in this folder (``meta_sweep.json``) was run with
-a logistic stage one, before the ensemble's became boosted trees.
+splits are never read. The output in this folder (``meta_sweep.json``) is ``--limits 800``
+with the defaults (boosted stage one); the 40-setting sweep with a logistic stage one before
+it: ``git show 8392581:models/recipes/meta_sweep.json``.
 
     python models/recipes/sweep_meta.py [--cache DIR] [--limits 800 0]
         [--support-estimator boosting|logistic] [--refute-estimator logistic|boosting]
@@ -36,13 +37,13 @@ import numpy as np
 from train_meta import (
     GROUPS,
     RECIPE,
-    STAGE_ESTIMATORS,
     cv_folds,
     features_for,
     paired_lead,
     training_rows,
 )
 
+from verifier.meta import ESTIMATORS
 from verifier.training import feature_array, fold_of
 from verifier.verify import Verifier
 
@@ -64,11 +65,11 @@ def main() -> None:
     ap.add_argument("--limits", type=int, nargs="+", default=[800],
                     help="rows per data set to try (0: all)")
     ap.add_argument("--out", type=Path, default=HERE / "meta_sweep.json")
-    ap.add_argument("--support-estimator", default="boosting", choices=STAGE_ESTIMATORS,
+    ap.add_argument("--support-estimator", default="boosting", choices=ESTIMATORS,
                     help="stage one's estimator in every run (default: boosting, which "
                     "train_meta.py's auto picks for the shipped ensemble)")
     ap.add_argument("--refute-estimator", default=RECIPE["refute_estimator"],
-                    choices=STAGE_ESTIMATORS,
+                    choices=ESTIMATORS,
                     help="stage two's estimator in every run (default: the recipe's, which "
                     "the shipped classifiers use)")
     args = ap.parse_args()

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from verifier.datasets import Example
-from verifier.meta import NOT_SUPPORTED, StatusClassifier, balanced_weights
+from verifier.meta import ESTIMATORS, NOT_SUPPORTED, StatusClassifier, balanced_weights
 from verifier.training import (
     META_SETS,
     PIPELINE_SET,
@@ -58,9 +58,6 @@ PIPELINE_CLAIMS = 2000
 #: The recipe's options (the command line's defaults; ``sweep_meta.py`` re-checks them).
 RECIPE: dict[str, Any] = {"limit": 800, "C": 0.1, "calibration": "sigmoid", "weighting": "none",
                           "refute_estimator": "logistic", "support_estimator": "auto"}
-#: Estimators ``--support-estimator auto`` and ``--refute-estimator auto`` choose from, by
-#: CV macro-F1.
-STAGE_ESTIMATORS: tuple[str, ...] = ("logistic", "boosting")
 
 def _group(*prefixes: str, exclude: tuple[str, ...] = ()) -> tuple[str, ...]:
     return tuple(f for f in all_features()
@@ -187,15 +184,15 @@ def choose_estimator(stage: str, names: list[str], X: np.ndarray, y: np.ndarray,
     if stage not in STAGE_PARAMS:
         raise ValueError(f"stage must be one of {list(STAGE_PARAMS)}, got {stage!r}")
     runs = {}
-    for est in STAGE_ESTIMATORS:
+    for est in ESTIMATORS:
         cv, per_fold = cv_folds(names, X, y, groups, folds, weighting, fit_on,
                                 **{**params, STAGE_PARAMS[stage]: est})
         runs[est] = (cv, per_fold)
-    best = max(STAGE_ESTIMATORS, key=lambda e: runs[e][0]["mean"])
-    other = next(e for e in STAGE_ESTIMATORS if e != best)
+    best = max(ESTIMATORS, key=lambda e: runs[e][0]["mean"])
+    other = next(e for e in ESTIMATORS if e != best)
     diff = runs[best][1] - runs[other][1]
     lead, se = paired_lead(runs[best][1], runs[other][1])
-    record = {"chosen": best, "cv_macro_f1": {e: runs[e][0] for e in STAGE_ESTIMATORS},
+    record = {"chosen": best, "cv_macro_f1": {e: runs[e][0] for e in ESTIMATORS},
               "cv_lead": round(lead, 2), "cv_lead_se": round(se, 2),
               "cv_lead_per_fold": np.round(diff, 2).tolist()}
     logger.info("stage %s: %s (CV %.2f) over %s (%.2f): lead %+.2f, SE %.2f over folds", stage,
@@ -263,12 +260,12 @@ def main() -> None:
                     help="none: every row the same weight (default); balanced: every data "
                     "set the same total weight")
     ap.add_argument("--refute-estimator", default=RECIPE["refute_estimator"],
-                    choices=["auto", *STAGE_ESTIMATORS],
+                    choices=["auto", *ESTIMATORS],
                     help="stage two (Contradictory vs Insufficient_Info): a logistic regression "
                     "(default), gradient-boosted trees, or (auto) whichever has the higher CV "
                     "macro-F1, per classifier, logging both")
     ap.add_argument("--support-estimator", default=RECIPE["support_estimator"],
-                    choices=["auto", *STAGE_ESTIMATORS],
+                    choices=["auto", *ESTIMATORS],
                     help="stage one (Supported vs the rest): whichever of a logistic "
                     "regression and gradient-boosted trees has the higher CV macro-F1, per "
                     "classifier (auto, default), or the one named")
