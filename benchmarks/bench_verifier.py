@@ -1,8 +1,8 @@
-"""Verifier ensemble against its parts, on the evaluation splits of six data sets.
+"""Verifier ensemble against its parts, on the evaluation splits of seven data sets.
 
-For each set in :data:`verifier.training.META_SETS` (``eval`` split; the shipped
-meta-classifiers were fitted on the ``train`` splits only) this prints macro-F1 and balanced
-accuracy of
+For each set in :data:`verifier.training.META_SETS` (the whole ``eval`` split unless
+``--limit`` samples it; the shipped meta-classifiers were fitted on the ``train`` splits
+only) this prints macro-F1 and balanced accuracy of
 
 (a) the NLI detector alone (the embedded model's probabilities, threshold rule),
 (a') the NLI features through a calibrated classifier (``models/meta/nli_only.json``):
@@ -13,18 +13,20 @@ accuracy of
 an ablation row per detector (the ensemble refitted without NLI = the alignment
 classifier, without alignment = ``nli_only``; and with the uncertainty features, which the
 shipped ensemble leaves out, see ``models/recipes/train_meta.py``), the expected calibration
-error of the final status probability (10 equal-width bins) per set and pooled, a
-reliability diagram (PNG), the time of the three detectors run in threads, with the
-alignment detector in a worker process, and one after another, and the latency of
-``Verifier().verify`` on a 5-claim draft against 10 passages. The ensemble's margin over
-the NLI detector alone comes with a paired bootstrap interval (each set's rows resampled,
-the mean over sets recomputed; ``--bootstrap`` resamples, seeded).
+error of the final status probability (10 equal-width bins) per set and pooled, with the
+ECE that perfectly calibrated probabilities would reach on as many rows in 95 % of samples
+(:func:`ece_noise_floor`: a small set's ECE is not 0 even then), a reliability diagram
+(PNG), the time of the three detectors run in threads, with the alignment detector in a
+worker process, and one after another, and the latency of ``Verifier().verify`` on a
+5-claim draft against 10 passages. The ensemble's margin over the NLI detector alone comes
+with a paired bootstrap interval (each set's rows resampled, the mean over sets recomputed;
+``--bootstrap`` resamples, seeded).
 
 Sets whose labels say nothing about "not enough info" (FEVER-Symmetric, COVID-Fact: supports
 / refutes; SciFact, SummEdits, FRANK: supported / not) are scored as Supported vs the rest;
 HealthVer is scored on all three statuses.
 
-    python benchmarks/bench_verifier.py [--limit 600] [--cache DIR]
+    python benchmarks/bench_verifier.py [--limit N] [--cache DIR]
 """
 
 from __future__ import annotations
@@ -103,6 +105,31 @@ def ece(conf: np.ndarray, correct: np.ndarray, bins: int = 10) -> float:
         if m.any():
             total += m.mean() * abs(conf[m].mean() - correct[m].mean())
     return float(total)
+
+
+def ece_noise_floor(conf: np.ndarray, resamples: int = 1000, bins: int = 10,
+                    seed: int = 0) -> float:
+    """The 95th percentile of the ECE that perfectly calibrated probabilities would show on
+    this many rows (consistency resampling, Bröcker & Smith 2007).
+
+    Each resample draws every row's correctness from its own confidence and measures the
+    ECE with :func:`ece`: how far a small set's ECE strays above 0 from sampling alone.
+
+    Example:
+        >>> conf = np.full(200, 0.8)
+        >>> 0.01 < ece_noise_floor(conf, 200) < 0.1
+        True
+    """
+    if not isinstance(resamples, int) or isinstance(resamples, bool) or resamples < 1:
+        raise ValueError(f"resamples must be an int >= 1, got {resamples!r}")
+    conf = np.asarray(conf, dtype=float)
+    if conf.ndim != 1 or not len(conf) or not np.all((conf >= 0) & (conf <= 1)):
+        raise ValueError(f"conf must be a non-empty 1-D array of values in [0, 1], got shape "
+                         f"{conf.shape}")
+    rng = np.random.default_rng(seed)
+    draws = [ece(conf, (rng.random(len(conf)) < conf).astype(float), bins)
+             for _ in range(resamples)]
+    return float(np.percentile(draws, 95))
 
 
 def bootstrap_margin(pairs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
@@ -199,7 +226,9 @@ def time_parallel(verifier: Verifier, rows: list, repeats: int) -> dict[str, flo
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--limit", type=int, default=600, help="rows per data set (0: all)")
+    ap.add_argument("--limit", type=int, default=0,
+                    help="rows per data set, a fixed sample (0, the default: the whole eval "
+                         "split)")
     ap.add_argument("--cache", type=Path, default=None, help="feature cache folder (resumes)")
     ap.add_argument("--timing-rows", type=int, default=128)
     ap.add_argument("--plot", type=Path, default=RESULTS / "verifier_reliability.png")
@@ -237,6 +266,7 @@ def main() -> None:
         pred, conf = confidences(probas["ensemble"], three)
         ok = (pred == gold).astype(float)
         res["ensemble"]["ece"] = round(ece(conf, ok), 4)
+        res["ensemble"]["ece_noise_95"] = round(ece_noise_floor(conf), 4)
         pooled_conf.append(conf)
         pooled_ok.append(ok)
         curves[name] = (conf, ok)
@@ -244,7 +274,8 @@ def main() -> None:
         print(f"{name:10s} n={len(rows):4d} ({res['scheme']}): "
               + "  ".join(f"{k} F1 {res[k]['macro_f1']:5.1f} BAcc {res[k]['bacc']:5.1f}"
                           for k in ("nli", "nli_only", "alignment", "ensemble"))
-              + f"  ECE {res['ensemble']['ece']:.3f}", flush=True)
+              + f"  ECE {res['ensemble']['ece']:.3f} (calibrated: <= "
+              f"{res['ensemble']['ece_noise_95']:.3f})", flush=True)
     keys = [*ROWS, "with_uncertainty"]
     mean = {k: round(float(np.mean([table[s][k]["macro_f1"] for s in table])), 2) for k in keys}
     mean_bacc = {k: round(float(np.mean([table[s][k]["bacc"] for s in table])), 2)
@@ -263,8 +294,12 @@ def main() -> None:
           f"(95 % paired bootstrap interval {margin['low']:+.1f} to {margin['high']:+.1f} "
           f"over {margin['resamples']} resamples; vs calibrated NLI: "
           f"{mean['ensemble'] - mean['nli_only']:+.1f})")
+    over = [s for s, t in table.items() if t["ensemble"]["ece"] > 0.05]
     print(f"ECE of the final status probability: pooled {pooled_ece:.3f}, max per set "
-          f"{max(t['ensemble']['ece'] for t in table.values()):.3f}")
+          f"{max(t['ensemble']['ece'] for t in table.values()):.3f}; sets over 0.05: "
+          + (", ".join(f"{s} {table[s]['ensemble']['ece']:.3f} (perfectly calibrated "
+                       f"probabilities: <= {table[s]['ensemble']['ece_noise_95']:.3f} in 95 % "
+                       "of samples this size)" for s in over) or "none"))
     times = time_parallel(verifier, timing_pool[: args.timing_rows], repeats=2)
     print(f"detectors on {min(len(timing_pool), args.timing_rows)} pairs: threads "
           f"{times['threads']}s, alignment in a worker process {times['processes']}s, one "

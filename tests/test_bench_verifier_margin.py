@@ -93,3 +93,26 @@ def test_wilson_interval_brackets_the_share_and_narrows_with_n() -> None:
         wilson_interval(11, 10)
     with pytest.raises(ValueError, match="n=0"):
         wilson_interval(0, 0)
+
+
+def test_ece_noise_floor_shrinks_with_rows_and_flags_miscalibration() -> None:
+    from bench_verifier import ece, ece_noise_floor
+
+    rng = np.random.default_rng(3)
+    small, large = rng.uniform(0.5, 1, 200), rng.uniform(0.5, 1, 5000)
+    floor_small, floor_large = ece_noise_floor(small, 300), ece_noise_floor(large, 300)
+    assert 0 < floor_large < floor_small < 0.1
+    assert ece_noise_floor(small, 300) == floor_small  # seeded
+    # calibrated rows mostly stay under the floor; over-confident ones do not
+    calibrated = (rng.random(5000) < large).astype(float)
+    assert ece(large, calibrated) <= floor_large
+    overconfident = (rng.random(5000) < large - 0.1).astype(float)
+    assert ece(large, overconfident) > 2 * floor_large
+
+
+@pytest.mark.parametrize("bad", [np.array([]), np.array([0.5, 1.2]), np.ones((2, 2))])
+def test_ece_noise_floor_refuses_bad_confidences(bad: np.ndarray) -> None:
+    from bench_verifier import ece_noise_floor
+
+    with pytest.raises(ValueError, match="conf must be"):
+        ece_noise_floor(bad, 10)
