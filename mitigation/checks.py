@@ -17,9 +17,13 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from mitigation.values import (
+    _MONTHS,
+    MONTH_NAMES,
+    Date,
+    Number,
     date_in,
     find_dates,
-    find_names,
+    find_name_starts,
     find_numbers,
     find_ordinals,
     find_quotes,
@@ -87,6 +91,11 @@ class NumberCheck:
     is in "the second season"). A number that is part of a name ("Pitch Perfect 2", "the
     Hundred Years' War", "Game of Thrones (season 7)") is an identifier, not a quantity:
     missing, it is MEDIUM, as a missing name is (:class:`EntityCheck`).
+
+    An ordinal word of the claim ("finished third") is compared only with the evidence's
+    ordinal words next to the same word ("finished second"): "first" or "second" is often no
+    checkable value ("at first", "a second time"). It is contradicted (HIGH) when those give
+    one other value and the evidence gives the claim's value nowhere.
     """
 
     name = "number"
@@ -124,7 +133,49 @@ class NumberCheck:
                 out.append(Finding(self.name, "number_not_in_evidence", Severity.HIGH,
                                    f"the number {n.text!r} is not in the evidence",
                                    "remove the number or cite a source that gives it", n.text))
+        return out + self._ordinals(claim, evidence, ev_numbers)
+
+    def _ordinals(self, claim: str, evidence: Sequence[str], ev_numbers: list[Number]
+                  ) -> list[Finding]:
+        """Claim ordinal words that the evidence's ordinals in the same context contradict."""
+        out = []
+        ev_ordinals = [(o, _context(e, o.span)) for e in evidence for o in find_ordinals(e)]
+        for o in find_ordinals(claim):
+            where = _context(claim, o.span)
+            if not where or number_in(o, ev_numbers):
+                continue
+            given = [m for m, ctx in ev_ordinals if ctx & where]
+            if not given or len({m.value for m in given}) > 1:
+                continue
+            other = given[0].text.lower()
+            other = other[:1].upper() + other[1:] if o.text[:1].isupper() else other
+            out.append(Finding(self.name, "value_contradiction", Severity.HIGH,
+                               f"the claim says {o.text}, the evidence {given[0].text}",
+                               f"use the evidence's value: {other}", o.text, other))
         return out
+
+
+#: Words that tell nothing of what an ordinal counts ("the", "his", "was"), or make it an
+#: idiom ("second time", "first hand").
+_NO_CONTEXT = frozenset(
+    "a an the and or but nor of in on at to for by with as from per into than then also "
+    "is was were are be been being has had have do did his her its their our my your he she "
+    "it they we i you this that these those who which what when where time times hand half "
+    "nature glance sight person".split())
+
+
+def _context(text: str, span: tuple[int, int]) -> set[tuple[str, str]]:
+    """The content words right before and after ``text[span]`` (none in a compound word)."""
+    s, e = span
+    if text[s - 1:s] == "-" or text[e:e + 1] == "-":  # "second-hand", "first-time"
+        return set()
+    out = set()
+    after = re.match(r"\s+([A-Za-z]+)", text[e:])
+    before = re.search(r"([A-Za-z]+)\s+$", text[:s])
+    for side, m in (("after", after), ("before", before)):
+        if m and m.group(1).lower() not in _NO_CONTEXT:
+            out.add((side, m.group(1).lower()))
+    return out
 
 
 class DateCheck:
@@ -163,13 +214,14 @@ class DateCheck:
                 # a decade is replaced with its article: "the 1990s" -> "1985"
                 value = (claim[d.span[0] - 4: d.span[1]] if d.decade and
                          claim[max(0, d.span[0] - 4): d.span[0]].lower() == "the " else d.text)
-                corrects = asserted == 1  # else which claim date it corrects is unknown
+                # else which claim date it corrects is unknown
+                right = _same_granularity(d, other, value) if asserted == 1 else None
                 out.append(Finding(
                     self.name, "value_contradiction", Severity.HIGH,
                     f"the claim says {d.text}, the evidence {other.text}",
-                    f"use the evidence's date: {other.text}" if corrects
+                    f"use the evidence's date: {right}" if right
                     else "check the claim's dates against a source",
-                    value, other.text if corrects else None))
+                    value, right))
             else:
                 out.append(Finding(self.name, "date_not_in_evidence", Severity.MEDIUM,
                                    f"the date {d.text!r} is not in the evidence",
@@ -177,22 +229,79 @@ class DateCheck:
         return out
 
 
+def _same_granularity(d: Date, other: Date, value: str) -> str | None:
+    """The evidence's date ``other`` written as precisely as the claim's ``d`` (``value``).
+
+    A claim's year is corrected with a year ("in 1970" -> "in 1969", not "in July 20, 1969"),
+    its month and year with a month and year; ``None`` when the evidence is less precise
+    than the claim (a year cannot correct "on 20 July 1970") or is a decade where the claim
+    gives a year.
+    """
+    if d.decade:
+        if other.decade:  # "the 1990s" -> "the 1980s"
+            return value[:len(value) - len(d.text)] + other.text
+        return str(other.year)
+    if other.decade:
+        return None
+    if d.month is None:
+        return str(other.year)
+    if other.month is None or (d.day is not None and other.day is None):
+        return None
+    if d.day is None:
+        if other.ambiguous:
+            return None  # which month "03/04/2019" means is unknown
+        return f"{MONTH_NAMES[other.month - 1]} {other.year}"
+    return other.text
+
+
 class EntityCheck:
-    """Capitalised names in the claim that no evidence text mentions (MEDIUM)."""
+    """Capitalised names in the claim that no evidence text mentions (MEDIUM).
+
+    Dates are the date check's: a month or weekday name is no entity ("3 March 2019" is in
+    "2019-03-03"). A month standing alone ("in March") is found in an evidence date of that
+    month, too. "May" and "Sun", also names, are read as dates only after a word that
+    introduces one ("in May", "on Sun.").
+    """
 
     name = "entity"
 
     def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
         """Flag names missing from the evidence (case-insensitive, word by word)."""
         ev = " ".join(evidence).lower()
+        for d in find_dates(claim):  # the date check compares them
+            claim = claim[:d.span[0]] + " " * (d.span[1] - d.span[0]) + claim[d.span[1]:]
+        ev_months: set[int] | None = None
         out = []
-        for name in find_names(claim):
+        for name, start in find_name_starts(claim):
             words = [w for w in re.findall(r"[\w'’-]+", name.lower()) if len(w) > 2]
+            if _date_words(claim, start, words):
+                if ev_months is None:
+                    ev_months = {d.month for e in evidence for d in find_dates(e)}
+                # weekdays are not checked; a month is in the evidence's words or dates
+                words = [w for w in words if w in _MONTHS and _MONTHS[w] not in ev_months]
             if words and not all(re.search(rf"\b{re.escape(w)}\b", ev) for w in words):
                 out.append(Finding(self.name, "entity_not_in_evidence", Severity.MEDIUM,
                                    f"{name!r} is not mentioned in the evidence",
                                    "check the name against a source", name))
         return out
+
+
+_DATE_WORDS = frozenset(
+    [*_MONTHS, "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+     "mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun"])
+#: Date words that are often names too: a date only after these words.
+_NAME_OR_DATE = frozenset({"may", "sun"})
+_DATE_INTRO = re.compile(r"\b(?:in|on|of|by|since|until|till|from|to|during|early|late|mid|"
+                         r"last|next|this|every|each|before|after|through)\s+$", re.I)
+
+
+def _date_words(claim: str, start: int, words: list[str]) -> bool:
+    """Whether the name phrase at ``start`` of ``claim`` (``words``) names only dates."""
+    if not words or not all(w in _DATE_WORDS for w in words):
+        return False
+    if len(words) > 1 or words[0] not in _NAME_OR_DATE:
+        return True
+    return bool(_DATE_INTRO.search(claim, 0, start))
 
 
 class QuoteCheck:
@@ -282,21 +391,30 @@ class AllowlistRule:
         object.__setattr__(self, "severity", severity)
 
     def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
-        """Flag terms of the category that are not allowed."""
+        """Flag terms of the category that are not allowed.
+
+        Terms and synonyms are matched longest first, and the text a match takes is not
+        matched again: "Pro" is not found in an allowed "Pro Max", nor "mail" in "e-mail".
+        """
         low = claim.lower()
         words = {**{t.lower(): t for t in self.terms},
                  **{k.lower(): v for k, v in self.synonyms.items()}}
         out, seen = [], set()
         for word, term in sorted(words.items(), key=lambda kv: -len(kv[0])):
+            pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)")
+            found = pattern.search(low)
+            if found is None:
+                continue
+            # the words a longer term took are no shorter term's (NUL is no word character)
+            low = pattern.sub(lambda m: "\0" * len(m.group(0)), low)
             if term in self.allowed or term in seen:
                 continue
-            if re.search(rf"(?<!\w){re.escape(word)}(?!\w)", low):
-                seen.add(term)
-                out.append(Finding(self.name, "not_allowed", self.severity,
-                                   f"{word!r} ({term}) is not allowed by rule {self.name!r}; "
-                                   f"allowed: {', '.join(self.allowed)}",
-                                   self.suggestion or f"mention only {', '.join(self.allowed)}",
-                                   word))
+            seen.add(term)
+            out.append(Finding(self.name, "not_allowed", self.severity,
+                               f"{word!r} ({term}) is not allowed by rule {self.name!r}; "
+                               f"allowed: {', '.join(self.allowed)}",
+                               self.suggestion or f"mention only {', '.join(self.allowed)}",
+                               word))
         return out
 
 
@@ -311,9 +429,16 @@ def load_rules(path: str | Path) -> list[AllowlistRule]:
     if path.suffix.lower() in (".yaml", ".yml"):
         from verifier.errors import require
 
-        data = require("yaml", package="pyyaml").safe_load(text)
+        yaml = require("yaml", package="pyyaml")
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            raise ValueError(f"{str(path)!r} is not valid YAML: {exc}") from exc
     else:
-        data = json.loads(text)
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{str(path)!r} is not valid JSON: {exc}") from exc
     if not isinstance(data, dict) or not isinstance(data.get("rules"), list):
         raise ValueError(f"{str(path)!r} must hold an object with a 'rules' list")
     rules = []

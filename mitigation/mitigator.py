@@ -37,9 +37,14 @@ Action = Literal["cited", "kept", "corrected", "warned", "hedged", "removed"]
 SCHEMA_VERSION = "1"
 
 _CITE = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
-_CONNECT_BEFORE = re.compile(r"(?:\s*,)?\s*(?:\band\b|\bbut\b|\bwhile\b|\bwhereas\b|;)?\s*$")
-_CONNECT_AFTER = re.compile(r"^\s*(?:,\s*)?(?:(?:and|but|while|whereas)\b|;)?\s*")
+#: What joins a clause to the one before or after it: a comma, a conjunction, a semicolon,
+#: a colon or a dash ("—", "–", or a hyphen with a space before it).
+_CONNECT_BEFORE = re.compile(
+    r"(?:\s*,)?\s*(?:\band\b|\bbut\b|\bwhile\b|\bwhereas\b|[;:—–]|(?<=\s)-)?\s*$")
+_CONNECT_AFTER = re.compile(r"^\s*(?:,\s*)?(?:(?:and|but|while|whereas)\b|[;:—–]|-(?=\s))?\s*")
 _WORD = re.compile(r"[\w'’.,$%-]+")
+#: A dotted abbreviation without its final stop: "U.S", "e.g", "Ph.D".
+_DOTTED = re.compile(r"(?:[^\W\d_]{1,4}\.)+[^\W\d_]{1,4}")
 #: The draft's own ``[n]`` markers right after a claim (they go with the claim's edit).
 #: Markdown punctuation that would format text taken from the draft or the evidence.
 _MD_SPECIAL = re.compile(r"[\\`*_\[\]|~]")
@@ -193,18 +198,33 @@ class MitigatedAnswer:
 
 
 def _body(claim: str) -> str:
-    """The claim without citation markers or its final stop.
+    """The claim without citation markers or its final punctuation (``.!?:;,``).
 
     An abbreviation keeps its stop ("the U.S.", "etc.").
     """
     text = _CITE.sub("", claim).strip()
-    body = text.rstrip(".!")
-    if text[len(body):].startswith(".") and body:
-        last = body.rsplit(None, 1)[-1].lstrip("(\"'“‘")
-        if "." in last or last.lower() in SOMETIMES_FINAL_ABBREVIATIONS | \
-                NEVER_FINAL_ABBREVIATIONS:
-            return body + "."
+    body = text.rstrip(".!?:;,")
+    if text[len(body):].startswith(".") and _abbreviation_before(body):
+        return body + "."
     return body
+
+
+def _abbreviation_before(text: str) -> bool:
+    """Whether a full stop right after ``text`` would be an abbreviation's ("the U.S", "etc").
+
+    The last word is dotted letters ("U.S", "p.m", "Ph.D"; not "3.5%" or "example.com") or
+    a known abbreviation; one letter ("Plan B") is not one.
+    """
+    if not text.strip():
+        return False
+    last = text.rsplit(None, 1)[-1].lstrip("(\"'“‘")
+    return bool(_DOTTED.fullmatch(last)) or last.lower() in SOMETIMES_FINAL_ABBREVIATIONS | \
+        NEVER_FINAL_ABBREVIATIONS
+
+
+def _is_question(claim: str) -> bool:
+    """Whether the claim is a question ("Is Paris big?"): it asserts nothing to hedge."""
+    return bool(re.search(r"\?[\"”’')\]]*$", _CITE.sub("", claim).strip()))
 
 
 def _hedge(claim: str) -> str:
@@ -216,8 +236,8 @@ def _hedge(claim: str) -> str:
 
 
 def _warning(claim: str) -> str:
-    return (f"Note: a statement that the sources contradict was removed "
-            f"(“{_body(claim)}”).")
+    quoted = _body(claim) + ("?" if _is_question(claim) else "")
+    return f"Note: a statement that the sources contradict was removed (“{quoted}”)."
 
 
 def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = ()
@@ -322,6 +342,13 @@ class Mitigator:
         if not isinstance(excerpt_chars, int) or isinstance(excerpt_chars, bool) \
                 or excerpt_chars < 20:
             raise ValueError(f"excerpt_chars must be an int >= 20, got {excerpt_chars!r}")
+        if isinstance(checks, (str, bytes)) or not isinstance(checks, Sequence):
+            raise TypeError(f"checks must be a sequence of Check objects, got "
+                            f"{type(checks).__name__} {checks!r}")
+        for k, c in enumerate(checks):
+            if not isinstance(c, Check):
+                raise TypeError(f"checks[{k}] must be a Check (a name and a run(claim, "
+                                f"evidence) method), got {type(c).__name__} {c!r}")
         self.strictness: Strictness = strictness
         self.max_citations = max_citations
         self.excerpt_chars = excerpt_chars
@@ -396,7 +423,8 @@ class Mitigator:
             if high and self.strictness == "strict":
                 return "removed", "supported overall, but " + high[0].message, None, findings, 0
             if high and self.strictness == "balanced":
-                return "hedged", "supported overall, but " + high[0].message, None, findings, 0
+                return self._hedged(claim.text, "supported overall, but " + high[0].message,
+                                    findings)
             return "cited", "supported by the evidence", None, findings, 0
         if v.status == Status.CONTRADICTORY:
             if self.strictness == "strict":
@@ -410,7 +438,15 @@ class Mitigator:
                     0)
         if self.strictness == "strict":
             return "removed", "could not be verified (strict mode)", None, findings, 0
-        return "hedged", "could not be verified from the evidence", None, findings, 0
+        return self._hedged(claim.text, "could not be verified from the evidence", findings)
+
+    @staticmethod
+    def _hedged(text: str, reason: str, findings: tuple
+                ) -> tuple[Action, str, str | None, tuple, int]:
+        """Hedge the claim; a question, which asserts nothing, stays as written."""
+        if _is_question(text):
+            return "kept", reason + "; a question, left as written", None, findings, 0
+        return "hedged", reason, None, findings, 0
 
     # ------------------------------------------------------------------ rewriting
     def mitigate(self, draft: str, verdicts: Sequence[ClaimVerdict], *,
@@ -426,6 +462,21 @@ class Mitigator:
         """
         if not isinstance(draft, str):
             raise TypeError(f"draft must be a str, got {type(draft).__name__}")
+        if isinstance(verdicts, (str, bytes)) or not isinstance(verdicts, Sequence):
+            raise TypeError(f"verdicts must be a sequence of ClaimVerdict, got "
+                            f"{type(verdicts).__name__}")
+        for i, v in enumerate(verdicts):
+            if not isinstance(v, ClaimVerdict):
+                raise TypeError(f"verdicts[{i}] must be a ClaimVerdict, got "
+                                f"{type(v).__name__} {v!r}")
+        if documents is not None:
+            if not isinstance(documents, Mapping):
+                raise TypeError(f"documents must be a mapping of source_id to text (or None), "
+                                f"got {type(documents).__name__}")
+            for key, doc in documents.items():
+                if not isinstance(doc, str):
+                    raise TypeError(f"documents[{key!r}] must be a str, got "
+                                    f"{type(doc).__name__}")
         stripped = []
         for i, v in enumerate(verdicts):
             if v.claim.span[1] > len(draft) or v.claim.span == (0, 0):
@@ -598,7 +649,21 @@ class Mitigator:
                         *v.evidence[source + 1:])[:3] if v.evidence else ()
             edits[i] = Edit(v.claim.text, v.status, action, reason, v.claim.span,
                             new if action != "removed" else None, findings, evidence)
+        if len(pieces) > 1 and not pieces[0][2] and not whole:
+            # the sentence's first clause goes: the next claim may need its subject back
+            # ("... was born in 1879 and died in 1955." -> "Einstein died in 1955.")
+            (a0, b0, _), (a1, b1, new1) = pieces[:2]
+            i1 = inside[1]
+            subject = _subject(verdicts[i1].claim.text, sentence[a1:b1])
+            if subject and new1[:1].islower() and edits[i1].action in ("cited", "corrected") \
+                    and (not sentence[:a0].strip() or LIST_ITEM.fullmatch(sentence[:a0])) \
+                    and _CONNECT_AFTER.fullmatch(sentence[b0:a1]):
+                pieces[1] = (a1, b1, subject + new1)
+                edits[i1] = replace(edits[i1], replacement=subject + new1)
         text, where = _apply(sentence, pieces)  # one piece per claim, in ``inside`` order
+        for k, (s, e) in where.items():  # as written: capitalised at the sentence's start
+            if edits[inside[k]].replacement is not None:
+                edits[inside[k]] = replace(edits[inside[k]], replacement=text[s:e])
         return text, appended, {inside[k]: sp for k, sp in where.items()}, hedges
 
 
@@ -665,11 +730,33 @@ def _lead(sentence: str, span: tuple[int, int], offset: int) -> int | None:
     return a if LIST_ITEM.fullmatch(sentence, 0, a) else None
 
 
+def _subject(claim: str, original: str) -> str:
+    """What the claim's text adds before the draft's words of it, when that is a subject.
+
+    The decomposer writes a clause without its subject as a whole claim ("died in 1955" is
+    "Einstein died in 1955."): "Einstein " here; ``""`` when the claim does not end with the
+    draft's words or adds no capitalised word before them.
+    """
+    text, own = _body(claim), _body(original)
+    if not own or len(text) <= len(own) or not text.endswith(own):
+        return ""
+    subject = text[: len(text) - len(own)]
+    return subject if subject[:1].isupper() and subject[-1].isspace() else ""
+
+
 def _insert_citation(text: str, n: int) -> str:
+    """``text`` with ``[n]`` before its final punctuation.
+
+    After a closing quotation mark, not inside the quote; after an abbreviation's stop,
+    which is part of the claim's words ("in the U.S. [1]", not "in the U.S [1].").
+    """
     m = re.search(r"[.!?;:,]+[\"”')]*$", text)
     if m and not re.search(r"[\"”'’]$", m.group(0)):
-        return f"{text[:m.start()].rstrip()} [{n}]{text[m.start():]}"
-    return f"{text.rstrip()} [{n}]"  # after a closing quotation mark, not inside the quote
+        cut = m.start()
+        if text[cut] == "." and _abbreviation_before(text[:cut]):
+            cut += 1
+        return f"{text[:cut].rstrip()} [{n}]{text[cut:]}"
+    return f"{text.rstrip()} [{n}]"
 
 
 def _apply(sentence: str, pieces: list[tuple[int, int, str]]
@@ -696,9 +783,15 @@ def _apply(sentence: str, pieces: list[tuple[int, int, str]]
             where[k] = (a, a + len(new))
             continue
         before, after = out[:a], out[b:]
+        opener = re.search(r"\s*([(\[])\s*$", before)
+        closer = re.match(r"\s*([)\]])", after)
+        if opener and closer and "([".index(opener.group(1)) == ")]".index(closer.group(1)):
+            # the clause filled the brackets: they go with it ("big (Rome is old)." -> "big.")
+            before, after, b = before[:opener.start()], after[closer.end():], b + closer.end()
+            opener = None
         tail = re.match(r"^[.!?]+", after.strip())
         end_punct = tail.group(0) if tail else ""
-        if before.strip():
+        if before.strip() and not opener:
             before = _CONNECT_BEFORE.sub("", before)
             rest = after.strip()
             rest = rest[len(end_punct):] if end_punct else rest
@@ -708,12 +801,16 @@ def _apply(sentence: str, pieces: list[tuple[int, int, str]]
             sep = "" if not kept or re.match(r"[,;:.!?)\]]", kept) else " "
             out = before + sep + kept + (end_punct or "")
             shift(len(before) + len(sep) - (b + skipped))
-        else:
+        else:  # the clause began the sentence, or a bracket ("big (Rome is old, and ...)")
             rest = _CONNECT_AFTER.sub("", after)
-            out = before + (rest[:1].upper() + rest[1:] if rest else "")
+            out = before + (rest[:1].upper() + rest[1:] if rest and not opener else rest)
             shift(len(before) - (b + len(after) - len(rest)))
-    if out.strip() and not re.search(r"[.!?][\"”')\]]*\s*$", out) and \
-            re.search(r"[.!?]\s*$", sentence):
+    marker = LIST_ITEM.match(out)
+    if not re.search(r"\w", out[marker.end() if marker else 0:]):
+        return "", {}  # every clause went: no stop or dash stays behind
+    # a stop ends the sentence, unless one does already ("in the U.S. [1]")
+    if out.strip() and not re.search(r"[.!?][\"”')\]]*(?:\s*\[\d+(?:\s*,\s*\d+)*\])?\s*$",
+                                     out) and re.search(r"[.!?]\s*$", sentence):
         out = out.rstrip() + sentence.rstrip()[-1]
     return out, where
 

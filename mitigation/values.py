@@ -1,14 +1,15 @@
 """Extract and normalise the checkable values of a text: numbers, dates, quotes, names.
 
 ``"$1.2 billion"``, ``"1,200,000,000 dollars"`` and ``"1.2bn USD"`` all give the number
-1.2e9; ``"20 July 1969"``, ``"July 20, 1969"`` and ``"1969-07-20"`` give the date
-(1969, 7, 20).
+1.2e9; ``"20 July 1969"``, ``"July 20, 1969"``, ``"1969-07-20"`` and ``"07/20/1969"`` give
+the date (1969, 7, 20).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import product
 
 from verifier.text import csv_unescaped
 
@@ -21,26 +22,50 @@ _WORDS = {
 }
 _SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9,
           "bn": 1e9, "b": 1e9, "trillion": 1e12, "tn": 1e12}
-_MONTHS = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-     "october", "november", "december"], start=1)}
+#: The months' names, January first.
+MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August",
+               "September", "October", "November", "December")
+_MONTHS = {m.lower(): i for i, m in enumerate(MONTH_NAMES, start=1)}
 _MONTHS.update({k[:3]: v for k, v in list(_MONTHS.items())})
 _MONTHS["sept"] = 9
 
+#: What marks a number's percent ("5%", "5 percent", "5 per cent", "5-percent").
+_PCT = r"(?P<pct>\s?%|[\s-]?per\s?cent\b)"
 _NUM = re.compile(
-    r"(?<![\w.])(?P<cur>[$€£])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    # a minus sign, not a hyphen inside a word or a range ("COVID-19", "10-20")
+    r"(?<![\w.])(?:(?P<sign>[-\u2212]|minus\s)(?=[$€£]\s?\d|\d))?"
+    r"(?P<cur>[$€£])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
     r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mn|tn|k|m|b)\b)?"
-    r"(?P<pct>\s?%|\s?percent\b)?", re.I)
+    + _PCT + "?", re.I)
+#: A count noun after "1.2m" or "5b": the letter is a scale ("1.2m users"), not metres.
+_COUNT_NOUN = re.compile(
+    r"\s*(?:users|people|persons|views|viewers|subscribers|customers|visitors|downloads|"
+    r"copies|residents|inhabitants|followers|members|listeners|readers|fans|players|"
+    r"passengers|employees|workers|jobs|votes|voters|shares|units|streams|tourists|"
+    r"students|patients|cases|deaths|dollars|euros|pounds|yen|barrels)\b", re.I)
+_SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_UNIT_WORDS = "|".join(sorted(_WORDS, key=len, reverse=True))
+_ANY_WORDS = "|".join(sorted([*_WORDS, *_SCALE_WORDS], key=len, reverse=True))
+_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+_UNIT_ORDINALS = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth"
 _WORDNUM = re.compile(
-    r"\b(?P<w>(?:" + "|".join(sorted(_WORDS, key=len, reverse=True)) + r")(?:[\s-](?:and\s)?(?:"
-    + "|".join(sorted(_WORDS, key=len, reverse=True)) + r"))*)"
-    r"(?:\s(?P<scale>thousand|million|billion|trillion))?\b", re.I)
+    # "two thousand five hundred", "a million", "half a million"; a scale word begins a
+    # number only after "a" ("a thousand"): "several million" gives no number
+    r"\b(?P<w>(?:(?:half\s+)?an?\s+(?:hundred|dozen|thousand|million|billion|trillion)|"
+    + _UNIT_WORDS + r")(?:[\s-](?:and\s)?(?:" + _ANY_WORDS + r"))*)\b"
+    # not the tens of an ordinal ("twenty-first" is 21st, not 20)
+    r"(?!-(?:" + _UNIT_ORDINALS + r")\b)" + _PCT + "?", re.I)
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _DATE_DMY = re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{_MONTH_RE})\.?,?"
                        rf"\s+(?P<y>\d{{4}})\b", re.I)
 _DATE_MDY = re.compile(rf"\b(?P<m>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s+"
                        rf"(?P<y>\d{{4}})\b", re.I)
 _DATE_ISO = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b")
+#: A numeric date, day and month in either order: "07/20/1969", "20.07.1969", "3/4/2019".
+_DATE_NUMERIC = re.compile(r"(?<![\w.,/-])(?P<a>\d{1,2})(?P<sep>[/.])(?P<b>\d{1,2})(?P=sep)"
+                           r"(?P<y>\d{4})(?![\w/-]|[.,]\d)")
+#: A range of years with the second one cut to two digits: "2019-20", "1998–99", "2019/20".
+_YEAR_RANGE = re.compile(r"\b(?P<y>1[0-9]\d\d|20\d\d)[-–/](?P<yy>\d\d)(?![\w-]|[.,/]\d)")
 _MONTH_YEAR = re.compile(rf"\b(?P<m>{_MONTH_RE})\.?\s+(?P<y>\d{{4}})\b", re.I)
 _YEAR = re.compile(r"\b(?P<y>1[0-9]\d\d|20\d\d)\b")
 _YEAR_OR_DECADE = re.compile(r"\b(?P<y>1[0-9]\d\d|20\d\d)(?P<dec>['’]?s)?\b")
@@ -48,9 +73,12 @@ _ORDINALS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
     "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
     "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
-    "nineteenth": 19, "twentieth": 20,
+    "nineteenth": 19, "twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50,
+    "sixtieth": 60, "seventieth": 70, "eightieth": 80, "ninetieth": 90, "hundredth": 100,
 }
-_ORDINAL = re.compile(r"\b(?:" + "|".join(_ORDINALS) + r")\b", re.I)
+#: An ordinal word, compound ones included ("twenty-first", "thirty second").
+_ORDINAL = re.compile(r"\b(?:(?P<tens>" + _TENS + r")[\s-](?=(?:" + _UNIT_ORDINALS
+                      + r")\b))?(?P<unit>" + "|".join(_ORDINALS) + r")\b", re.I)
 _QUOTE = re.compile(r"[\"“]([^\"”]*)[\"”]")
 #: Text whose straight double quotes all come doubled (escaped).
 _ALL_DOUBLED = re.compile(r'(?:[^"]|"")*')
@@ -78,9 +106,21 @@ def _close(a: float, b: float) -> bool:
 
 
 def _words_value(words: str) -> float | None:
-    total, current = 0.0, 0.0
+    """The value of number words: "two thousand five hundred" is 2500, "half a million" 5e5."""
+    total, current, factor = 0.0, 0.0, 1.0
     for w in re.split(r"[\s-]+", words.lower()):
-        if w == "and":  # "one hundred and fifty"
+        if w in ("and", "a", "an"):  # "one hundred and fifty", "a million"
+            continue
+        if w == "half":  # "half a million"
+            factor = 0.5
+            continue
+        scale = _SCALE_WORDS.get(w)
+        if scale is not None:
+            if current == 0 and total:  # "a thousand million"
+                total *= scale
+            else:  # each scale word closes a group: "two thousand five hundred"
+                total += max(current, 1) * scale
+            current = 0.0
             continue
         v = _WORDS.get(w)
         if v is None:
@@ -89,18 +129,21 @@ def _words_value(words: str) -> float | None:
             current = max(current, 1) * v
         else:
             current += v
-    total += current
-    return total
+    return (total + current) * factor
 
 
 def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
     """Numbers in ``text``, normalised (scale words, thousands separators, number words).
 
-    Years (1000-2099 standing alone) are left to :func:`find_dates` when ``skip_years``.
+    A minus sign ("-5", "\u22125", "minus 5") makes a number negative; a hyphen inside a
+    word or a range ("COVID-19", "10-20") does not. Years (1000-2099 standing alone) are
+    left to :func:`find_dates` when ``skip_years``.
 
     Example:
         >>> [n.value for n in find_numbers("It cost $1.2 billion, or 1,200,000,000 dollars.")]
         [1200000000.0, 1200000000.0]
+        >>> [n.value for n in find_numbers("It fell to -5 from two thousand five hundred.")]
+        [-5.0, 2500.0]
     """
     out: list[Number] = []
     date_spans = [d.span for d in find_dates(text)] if skip_years else []
@@ -110,15 +153,19 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
         given = m.group("scale") or ""
         scale = given.lower()
         if scale in ("m", "b") and not m.group("cur") and not (
-                given.isupper() and m.start("scale") == m.end("num")):
-            scale = ""  # "5 m" is metres, not millions; "200M" and "1.2B" are scales
+                m.start("scale") == m.end("num") and (
+                    given.isupper() or _COUNT_NOUN.match(text, m.end("scale")))):
+            # "5 m" is metres, not millions; "200M", "1.2B" and "1.2m users" are scales
+            scale = ""
         if scale:
             value *= _SCALE[scale]
+        if m.group("sign"):
+            value = -value
         s, e = m.span()
         if skip_years and any(ds <= s and e <= de for ds, de in date_spans):
             continue
         if skip_years and not scale and not m.group("cur") and not m.group("pct") and \
-                _YEAR.fullmatch(raw):
+                not m.group("sign") and _YEAR.fullmatch(raw):
             continue
         out.append(Number(value, m.group(0).strip(), (s, e), bool(m.group("pct")),
                           m.group("cur")))
@@ -126,11 +173,9 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
         v = _words_value(m.group("w"))
         if v is None:
             continue
-        if m.group("scale"):
-            v *= _SCALE[m.group("scale").lower()]
-        if v == 1 and not m.group("scale"):
+        if v == 1 and m.group("w").lower() == "one":
             continue  # "one" is mostly a pronoun
-        out.append(Number(v, m.group(0), m.span()))
+        out.append(Number(v, m.group(0), m.span(), bool(m.group("pct"))))
     return sorted(out, key=lambda n: n.span)
 
 
@@ -149,11 +194,20 @@ class Date:
     text: str
     span: tuple[int, int]
     decade: bool = False
+    #: Day and month may be the other way round: "03/04/2019" is 4 March or 3 April.
+    ambiguous: bool = False
 
     @property
     def key(self) -> tuple[int, int | None, int | None]:
         """``(year, month, day)``."""
         return (self.year, self.month, self.day)
+
+    @property
+    def readings(self) -> tuple[tuple[int | None, int | None], ...]:
+        """The ``(month, day)`` pairs the date may mean: two when :attr:`ambiguous`."""
+        if self.ambiguous:
+            return ((self.month, self.day), (self.day, self.month))
+        return ((self.month, self.day),)
 
     @property
     def years(self) -> range:
@@ -164,13 +218,19 @@ class Date:
 
 
 def find_dates(text: str) -> list[Date]:
-    """Dates in ``text`` (full dates in three formats, month + year, bare years, decades).
+    """Dates in ``text`` (full dates, month + year, bare years, ranges of years, decades).
+
+    Full dates are written with a month name, as ISO dates or with numbers only ("07/20/1969",
+    "20.07.1969"; when day and month could be either way round, "03/04/2019", the date is
+    :attr:`Date.ambiguous`). A range of years cut short ("2019-20") gives both years.
 
     Example:
         >>> [d.key for d in find_dates("Landed on July 20, 1969; left in 1970.")]
         [(1969, 7, 20), (1970, None, None)]
         >>> [(d.year, d.decade) for d in find_dates("It was formed in the 2000's.")]
         [(2000, True)]
+        >>> [d.key for d in find_dates("The 1999-00 season; 07/20/1969.")]
+        [(1999, None, None), (2000, None, None), (1969, 7, 20)]
     """
     found: list[Date] = []
     taken: list[tuple[int, int]] = []
@@ -186,11 +246,32 @@ def find_dates(text: str) -> list[Date]:
             month = int(mon) if mon.isdigit() else _MONTHS[mon.lower().rstrip(".")]
             found.append(Date(int(m.group("y")), month, int(m.group("d")), m.group(0), m.span()))
             taken.append(m.span())
+    for m in _DATE_NUMERIC.finditer(text):
+        a, b = int(m.group("a")), int(m.group("b"))
+        # "/" reads month first (07/20/1969), "." day first (20.07.1969), unless only the
+        # other way is a date
+        month, day = (a, b) if m.group("sep") == "/" else (b, a)
+        if month > 12 or day > 31:
+            month, day = day, month
+        if not (1 <= month <= 12 and 1 <= day <= 31) or not free(m.span()):
+            continue
+        found.append(Date(int(m.group("y")), month, day, m.group(0), m.span(),
+                          ambiguous=day <= 12 and day != month))
+        taken.append(m.span())
     for m in _MONTH_YEAR.finditer(text):
         if free(m.span()):
             found.append(Date(int(m.group("y")), _MONTHS[m.group("m").lower().rstrip(".")], None,
                               m.group(0), m.span()))
             taken.append(m.span())
+    for m in _YEAR_RANGE.finditer(text):
+        start = int(m.group("y"))
+        end = start - start % 100 + int(m.group("yy"))
+        end += 100 if end <= start else 0  # "1999-00"
+        if end - start > 30 or not free(m.span()):
+            continue  # "2019-03" is no range
+        found.append(Date(start, None, None, m.group("y"), m.span("y")))
+        found.append(Date(end, None, None, m.group("yy"), m.span("yy")))
+        taken.append(m.span())
     for m in _YEAR_OR_DECADE.finditer(text):
         year, decade = int(m.group("y")), bool(m.group("dec"))
         if decade and year % 10:
@@ -204,14 +285,19 @@ def find_dates(text: str) -> list[Date]:
 def find_ordinals(text: str) -> list[Number]:
     """Ordinal words as numbers ("second" -> 2), so "season 2" is found in "the second season".
 
-    Only the evidence side uses them (:class:`mitigation.checks.NumberCheck`): in a claim,
-    "first" or "second" is seldom a checkable value.
+    The evidence's ordinals count as its numbers (:class:`mitigation.checks.NumberCheck`);
+    in a claim, "first" or "second" is seldom a checkable value, and the check compares a
+    claim's ordinal only with the evidence's ordinals in the same context.
 
     Example:
         >>> [n.value for n in find_ordinals("The second season aired first in 2007.")]
         [2.0, 1.0]
+        >>> [n.value for n in find_ordinals("the twenty-first century")]
+        [21.0]
     """
-    return [Number(float(_ORDINALS[m.group(0).lower()]), m.group(0), m.span())
+    return [Number(float(_ORDINALS[m.group("unit").lower()]
+                         + (_WORDS[m.group("tens").lower()] if m.group("tens") else 0)),
+                   m.group(0), m.span())
             for m in _ORDINAL.finditer(text)]
 
 
@@ -244,14 +330,26 @@ def find_names(text: str) -> list[str]:
         >>> find_names("The Eiffel Tower is in Paris. Damon Albarn's band formed.")
         ['Eiffel Tower', 'Paris', 'Damon Albarn']
     """
+    return [name for name, _ in find_name_starts(text)]
+
+
+def find_name_starts(text: str) -> list[tuple[str, int]]:
+    """:func:`find_names` with where each name starts in ``text``.
+
+    Example:
+        >>> find_name_starts("In Paris, Damon Albarn sang.")
+        [('Paris', 3), ('Damon Albarn', 10)]
+    """
     out = []
     for m in _NAME.finditer(text):
         words = m.group(0).split()
+        start = m.start()
         while words and words[0] in _FUNCTION_WORDS:
+            start = text.index(words[1], start + len(words[0])) if len(words) > 1 else start
             words = words[1:]
         if words:
             words[-1] = _POSSESSIVE.sub("", words[-1]) or words[-1]
-            out.append(" ".join(words))
+            out.append((" ".join(words), start))
     return out
 
 
@@ -366,15 +464,30 @@ def _in_name_at(text: str, start: int) -> bool:
 
 
 def number_in(n: Number, numbers: list[Number]) -> bool:
-    """Whether ``n``'s value is among ``numbers`` (tolerant to float rounding)."""
-    return any(_close(n.value, m.value) for m in numbers)
+    """Whether ``n``'s value is among ``numbers`` (tolerant to float rounding).
+
+    A percent ("5%") is given only by a percent ("5 percent"), and a currency symbol only by
+    the same symbol or none ("$5" is in "5 dollars", not in "€5"); a number without a
+    percent is given by either.
+
+    Example:
+        >>> n = find_numbers("a rate of 5%")[0]
+        >>> number_in(n, find_numbers("5 branches, 7%")), number_in(n, find_numbers("5 pc."))
+        (False, False)
+        >>> number_in(n, find_numbers("five per cent"))
+        True
+    """
+    return any(_close(n.value, m.value) and (m.percent or not n.percent)
+               and not (n.currency and m.currency and n.currency != m.currency)
+               for m in numbers)
 
 
 def date_in(d: Date, dates: list[Date]) -> bool:
     """Whether ``d`` agrees with a date in ``dates``.
 
-    A year matches a full date of that year; month and day must match where both give them; a
-    decade matches each date in it and each span it overlaps (:attr:`Date.years`).
+    A year matches a full date of that year; month and day must match where both give them
+    (either reading of an :attr:`Date.ambiguous` date will do); a decade matches each date in
+    it and each span it overlaps (:attr:`Date.years`).
     """
     for o in dates:
         if d.decade or o.decade:
@@ -385,9 +498,9 @@ def date_in(d: Date, dates: list[Date]) -> bool:
             continue
         if o.year != d.year:
             continue
-        if d.month is not None and o.month is not None and d.month != o.month:
-            continue
-        if d.day is not None and o.day is not None and d.day != o.day:
-            continue
-        return True
+        for (month, day), (o_month, o_day) in product(d.readings, o.readings):
+            # an ambiguous date agrees with a date that either of its readings gives
+            if (month is None or o_month is None or month == o_month) and \
+                    (day is None or o_day is None or day == o_day):
+                return True
     return False

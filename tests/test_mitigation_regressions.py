@@ -1,0 +1,329 @@
+"""Regressions found in review: number words, signs and percents, year ranges, numeric dates,
+date corrections, citations after abbreviations, hedges of questions, removed clauses,
+allowlist terms inside longer terms, input validation, ordinals.
+
+Other formats of the same value raise no alarm; a different value is caught.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mitigation.checks import AllowlistRule, NumberCheck, load_rules, run_checks
+from mitigation.mitigator import Mitigator
+from mitigation.values import date_in, find_dates, find_numbers
+from verifier.types import Claim, ClaimVerdict, Evidence, Status
+
+S, C, U = Status.SUPPORTED, Status.CONTRADICTORY, Status.INSUFFICIENT_INFO
+
+
+def _v(draft: str, part: str, status: Status, *ev: Evidence, text: str | None = None
+       ) -> ClaimVerdict:
+    s = draft.index(part)
+    return ClaimVerdict(Claim(text or part, (s, s + len(part))), status, evidence=ev)
+
+
+def _ev(text: str, source: str = "src") -> Evidence:
+    return Evidence(text, source)
+
+
+def _found(claim: str, evidence: str) -> list[tuple[str, str | None, str | None]]:
+    return [(f.type, f.value, f.evidence_value) for f in run_checks(claim, [evidence])]
+
+
+# 1. number words with several scale words, "a million"
+@pytest.mark.parametrize(("claim", "evidence"), [
+    ("It had 2,500 staff.", "It had two thousand five hundred staff."),
+    ("It had 3,500,000 users.", "It had three million five hundred thousand users."),
+    ("It sold 1 million copies.", "It sold a million copies."),
+    ("It had 1000 staff.", "It had a thousand staff."),
+    ("It had 0.5 million users.", "It had half a million users."),
+    ("It had 150,000 users.", "It had one hundred and fifty thousand users."),
+])
+def test_mitigation_compound_number_words_agree(claim: str, evidence: str) -> None:
+    assert _found(claim, evidence) == []
+
+
+def test_mitigation_compound_number_words_values() -> None:
+    assert [n.value for n in find_numbers("two thousand five hundred; a million; "
+                                          "three million five hundred thousand")] == [
+        2500, 1e6, 3.5e6]
+    # "several million" is no number: no false value to "correct" a claim with
+    assert find_numbers("It sold several million copies.") == []
+    # a different value is still caught
+    assert _found("It had 2,600 staff.", "It had two thousand five hundred staff.") == [
+        ("value_contradiction", "2,600", "two thousand five hundred")]
+    draft = "It had 2,500 staff."
+    ans = Mitigator().mitigate(draft, [_v(draft, draft, C, _ev(
+        "It had two thousand five hundred staff."))])
+    assert ans.edits[0].action == "warned"  # was "corrected" to "five hundred staff"
+
+
+# 2. signs and percents
+@pytest.mark.parametrize(("claim", "evidence", "value"), [
+    ("The low was -5 degrees.", "The low was 5 degrees.", "-5"),
+    ("The low was \u22125 degrees.", "The low was 5 degrees.", "\u22125"),
+    ("Profit was -$3 million.", "Profit was $3 million.", "-$3 million"),
+    ("The interest rate was 5%.", "The bank has 5 branches and an interest rate of 7%.", "5%"),
+    ("It costs \u20ac5.", "It costs $5.", "\u20ac5"),
+])
+def test_mitigation_sign_percent_and_currency_differences_are_caught(claim, evidence,
+                                                                     value) -> None:
+    assert [f.value for f in NumberCheck().run(claim, [evidence])] == [value]
+
+
+@pytest.mark.parametrize(("claim", "evidence"), [
+    ("The low was -5 degrees.", "The low was minus 5 degrees."),
+    ("COVID-19 spread in 10-20 days.", "COVID-19 spread in 10-20 days."),
+    ("Growth was 5%.", "Growth was five per cent."),
+    ("Growth was 5 percent.", "Growth was 5%."),
+    ("It cost $5.", "It cost 5 dollars."),
+    ("It had 5 branches.", "It had 5 branches and a 5% rate."),
+])
+def test_mitigation_sign_percent_and_currency_other_formats_agree(claim, evidence) -> None:
+    assert _found(claim, evidence) == []
+
+
+def test_mitigation_hyphen_is_no_minus_sign() -> None:
+    assert [n.value for n in find_numbers("COVID-19 rose 10-20 and fell to -5.")] == [
+        19, 10, 20, -5]
+
+
+# 3. a range of years written two ways
+@pytest.mark.parametrize(("claim", "evidence"), [
+    ("The 2019\u20132020 season was long.", "The 2019-20 season was long."),
+    ("The 2019-20 season was long.", "The 2019\u20132020 season was long."),
+    ("The 2019/20 season was long.", "The 2019/2020 season was long."),
+    ("The 1999-00 season was long.", "The 1999\u20132000 season was long."),
+])
+def test_mitigation_year_range_written_two_ways_agrees(claim: str, evidence: str) -> None:
+    assert _found(claim, evidence) == []
+    ans = Mitigator().mitigate(claim, [_v(claim, claim, S, _ev(evidence))])
+    assert ans.edits[0].action == "cited"  # it was hedged for a false contradiction
+
+
+def test_mitigation_year_range_difference_is_caught() -> None:
+    assert _found("The 2019-20 season was long.", "The 2018-19 season was long.") == [
+        ("date_not_in_evidence", "20", None)]
+    assert [d.key for d in find_dates("It was in 2019-03.")] == [(2019, None, None)]
+
+
+# 4. numeric dates; month and weekday names are no entities
+@pytest.mark.parametrize(("claim", "evidence"), [
+    ("It landed on 07/20/1969.", "It landed on July 20, 1969."),
+    ("It landed on 20.07.1969.", "It landed on 1969-07-20."),
+    ("It was founded on 3 March 2019.", "It was founded on 2019-03-03."),
+    ("It opened on Jan. 5, 2019.", "It opened on 2019-01-05."),
+    ("It opened on Monday, 3 June 2019.", "It opened on 2019-06-03."),
+    ("It opened in May.", "It opened on 2019-05-05."),
+    # ambiguous day and month: either reading agrees
+    ("It was on 03/04/2019.", "It was on 4 March 2019."),
+    ("It was on 03/04/2019.", "It was on April 3, 2019."),
+    ("It was on April 3, 2019.", "It was on 03/04/2019."),
+])
+def test_mitigation_numeric_dates_and_date_words_agree(claim: str, evidence: str) -> None:
+    assert _found(claim, evidence) == []
+
+
+def test_mitigation_numeric_dates_differences_are_caught() -> None:
+    assert _found("It was on 03/04/2019.", "It was on April 5, 2019.") == [
+        ("value_contradiction", "03/04/2019", "April 5, 2019")]
+    (d,) = find_dates("on 03/04/2019")
+    assert d.ambiguous and not date_in(d, find_dates("5 April 2019"))
+    # a month without a year is still checked against the evidence; names stay names
+    assert _found("It opened in March.", "It opened in July 2019.") == [
+        ("entity_not_in_evidence", "March", None)]
+    assert _found("May resigned in 2019.", "Johnson resigned in 2019.") == [
+        ("entity_not_in_evidence", "May", None)]
+
+
+# 5. a date correction as precise as the claim
+@pytest.mark.parametrize(("draft", "evidence", "body"), [
+    ("Armstrong landed on the Moon in 1970.", "Armstrong landed on the Moon on July 20, 1969.",
+     "Armstrong landed on the Moon in 1969 [1]."),
+    ("It opened in March 1970.", "It opened on July 20, 1969.", "It opened in July 1969 [1]."),
+    ("It was built in the 1990s.", "It was built in the 1980s.",
+     "It was built in the 1980s [1]."),
+])
+def test_mitigation_date_correction_matches_the_claims_precision(draft, evidence, body) -> None:
+    assert Mitigator().mitigate(draft, [_v(draft, draft, C, _ev(evidence))]).body == body
+
+
+def test_mitigation_coarser_evidence_date_does_not_correct() -> None:
+    (f,) = run_checks("It opened on 2 March 1970.", ["It opened in 1969."])
+    assert f.type == "value_contradiction" and f.evidence_value is None
+
+
+# 6. a citation keeps an abbreviation's stop
+@pytest.mark.parametrize(("draft", "body"), [
+    ("The company is based in the U.S.", "The company is based in the U.S. [1]"),
+    ("He met Dr. Smith at 5 p.m.", "He met Dr. Smith at 5 p.m. [1]"),
+    ("It sells pens, paper, etc.", "It sells pens, paper, etc. [1]"),
+    ("Unemployment fell to 3.5%.", "Unemployment fell to 3.5% [1]."),  # no abbreviation
+    ("Acme is in the U.S. and sells tools.", "Acme is in the U.S. [1] and sells tools [2]."),
+])
+def test_mitigation_citation_keeps_an_abbreviations_stop(draft: str, body: str) -> None:
+    if " and sells" in draft:
+        verdicts = [_v(draft, "Acme is in the U.S.", S, _ev("Acme is in the U.S.", "a")),
+                    _v(draft, "sells tools.", S, _ev("Acme sells tools.", "b"))]
+    else:
+        verdicts = [_v(draft, draft, S, _ev(draft, "a"))]
+    ans = Mitigator().mitigate(draft, verdicts)
+    assert ans.body == body
+    assert ans.body.startswith(draft.split(" and")[0].rstrip("."))  # the claim's words kept
+
+
+# 7. hedges and warnings without trailing punctuation; questions
+@pytest.mark.parametrize(("draft", "part", "status", "body"), [
+    ("Paris is big, and Rome is old.", "Paris is big,", U,
+     "Rome is old. It is suggested that Paris is big, but this could not be verified."),
+    ("Rome is old: it was founded in 753 BC.", "Rome is old:", U,
+     "It was founded in 753 BC. It is suggested that Rome is old, but this could not be "
+     "verified."),
+    ("Paris is big; Rome is old.", "Paris is big;", C,
+     "Rome is old. Note: a statement that the sources contradict was removed "
+     "(\u201cParis is big\u201d)."),
+    # a question asserts nothing: it stays as written, or is quoted whole in a warning
+    ("Is Paris big?", "Is Paris big?", U, "Is Paris big?"),
+    ("Is Paris big?", "Is Paris big?", C,
+     "Note: a statement that the sources contradict was removed (\u201cIs Paris big?\u201d)."),
+])
+def test_mitigation_hedge_and_warning_drop_trailing_punctuation(draft, part, status,
+                                                                body) -> None:
+    ans = Mitigator().mitigate(draft, [_v(draft, part, status, _ev("Lyon is small."))])
+    assert ans.body == body
+    if status == U and part.endswith("?"):
+        assert ans.edits[0].action == "kept"
+
+
+# 8. removed clauses take their brackets and dashes with them
+@pytest.mark.parametrize(("draft", "part", "body"), [
+    ("Paris is big (Rome is old).", "Rome is old", "Paris is big."),
+    ("Paris is big [Rome is old] and Lyon is small.", "Rome is old",
+     "Paris is big and Lyon is small."),
+    ("Paris is big (Rome is old, and Lyon is small).", "Rome is old",
+     "Paris is big (Lyon is small)."),
+    ("Paris is big \u2014 Rome is old.", "Rome is old.", "Paris is big."),
+    ("Paris is big \u2013 Rome is old.", "Rome is old.", "Paris is big."),
+    ("Paris is big - Rome is old.", "Rome is old.", "Paris is big."),
+    ("Rome is old \u2014 Paris is big.", "Rome is old", "Paris is big."),
+    ("Paris is well-known, and Rome is old.", "Rome is old.", "Paris is well-known."),
+])
+def test_mitigation_removed_clause_takes_brackets_and_dashes(draft, part, body) -> None:
+    ans = Mitigator("strict").mitigate(draft, [_v(draft, part, U, _ev("Unrelated."))])
+    assert ans.body == body
+
+
+def test_mitigation_removed_sentence_leaves_no_stray_stop() -> None:
+    for draft in ("Intro. Lyon is small and Bonn has parks.", "Intro. Lyon is small; Bonn "
+                  "has parks.", "Intro. Lyon is small \u2014 Bonn has parks."):
+        verdicts = [_v(draft, "Lyon is small", U, _ev("x")), _v(draft, "Bonn has parks", U)]
+        assert Mitigator("strict").mitigate(draft, verdicts).body == "Intro.", draft
+
+
+@pytest.mark.parametrize(("strictness", "body"), [
+    ("strict", "Einstein died in 1955 [1]."),
+    ("balanced", "Einstein died in 1955 [1]. It is suggested that Einstein was born in 1879, "
+                 "but this could not be verified."),
+])
+def test_mitigation_removed_first_clause_gives_the_next_claim_its_subject(strictness,
+                                                                          body) -> None:
+    draft = "Einstein was born in 1879 and died in 1955."
+    verdicts = [_v(draft, "Einstein was born in 1879", U, _ev("Unrelated.")),
+                _v(draft, "died in 1955.", S, _ev("Einstein died in 1955."),
+                   text="Einstein died in 1955.")]
+    ans = Mitigator(strictness).mitigate(draft, verdicts)
+    assert ans.body == body
+    for e in ans.edits:  # the offsets point at each claim's final text
+        if e.replacement is not None:
+            assert ans.body[slice(*e.body_span)] == e.replacement
+    assert ans.edits[1].replacement == "Einstein died in 1955 [1]."
+
+
+def test_mitigation_capitalised_clause_offsets_match_the_replacement() -> None:
+    draft = "Lyon is small \u2014 it is in France."
+    verdicts = [_v(draft, "Lyon is small", U, _ev("x")),
+                _v(draft, "it is in France.", S, _ev("It is in France.", "a"))]
+    ans = Mitigator("strict").mitigate(draft, verdicts)
+    assert ans.body == "It is in France [1]."
+    assert ans.body[slice(*ans.edits[1].body_span)] == ans.edits[1].replacement
+
+
+# 9. allowlist terms inside longer terms
+def test_mitigation_allowlist_matches_longest_terms_first() -> None:
+    rule = AllowlistRule("products", ["Pro", "Pro Max"], ["Pro Max"])
+    assert rule.run("Buy the Pro Max today.", []) == []
+    assert [f.value for f in rule.run("Buy the Pro or the Pro Max.", [])] == ["pro"]
+    rule = AllowlistRule("channels", ["email", "mail"], ["email"], synonyms={"e-mail": "email"})
+    assert rule.run("Write us an e-mail.", []) == []
+    assert [f.value for f in rule.run("Send it by mail.", [])] == ["mail"]
+
+
+# 10. bad input names the parameter
+@pytest.mark.parametrize(("kw", "match"), [
+    ({"checks": "number"}, r"checks must be a sequence of Check objects, got str 'number'"),
+    ({"checks": [object()]}, r"checks\[0\] must be a Check"),
+])
+def test_mitigation_checks_are_validated(kw, match) -> None:
+    with pytest.raises(TypeError, match=match):
+        Mitigator(**kw)
+
+
+def test_mitigation_verdicts_and_documents_are_validated() -> None:
+    draft = "Paris is big."
+    good = _v(draft, draft, S, Evidence("Paris is big.", "a", (0, 13)))
+    with pytest.raises(TypeError, match=r"verdicts\[0\] must be a ClaimVerdict, got dict"):
+        Mitigator().mitigate(draft, [{"claim": 1}])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="verdicts must be a sequence of ClaimVerdict, got "
+                                        "NoneType"):
+        Mitigator().mitigate(draft, None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="documents must be a mapping .* got list"):
+        Mitigator().mitigate(draft, [good], documents=["Paris is big."])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"documents\['a'\] must be a str, got int"):
+        Mitigator().mitigate(draft, [good], documents={"a": 5})  # type: ignore[dict-item]
+
+
+@pytest.mark.parametrize(("name", "text", "kind"), [
+    ("bad.json", "{rules: [}", "JSON"),
+    ("bad.yaml", "rules: [\n", "YAML"),
+])
+def test_mitigation_rule_file_parse_errors_name_the_file(tmp_path, name, text, kind) -> None:
+    if kind == "YAML":
+        pytest.importorskip("yaml")
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(ValueError, match=rf"{name}' is not valid {kind}"):
+        load_rules(path)
+    path.write_text(json.dumps({"rules": []}))
+    assert load_rules(path) == []
+
+
+# 11. ordinals and scales
+@pytest.mark.parametrize(("claim", "evidence", "found"), [
+    ("He finished third.", "He finished second.",
+     [("value_contradiction", "third", "second")]),
+    ("The second season was bad.", "The First season was bad.",
+     [("value_contradiction", "second", "first")]),
+    # the claim's value is in the evidence, or the context differs: no alarm
+    ("He finished third.", "He finished second in 2019 and third in 2020.", []),
+    ("He won his second title in 2019.", "He won his first title in 2015 and his second in "
+                                         "2019.", []),
+    ("He won for a second time.", "He won for the first time in 2010.", []),
+    ("At first he refused.", "He first refused.", []),
+    # compound ordinals and "1.2m users"
+    ("It happened in the 21st century.", "It happened in the twenty-first century.", []),
+    ("It happened in the twenty-first century.", "It happened in the 21st century.", []),
+    ("It had 20 first-time buyers.", "It had twenty first-time buyers.", []),
+    ("It had 1.2m users.", "It had 1,200,000 users.", []),
+    ("It had 1.3m users.", "It had 1,200,000 users.",
+     [("value_contradiction", "1.3m", "1,200,000")]),
+])
+def test_mitigation_ordinals_and_scales(claim: str, evidence: str, found) -> None:
+    assert _found(claim, evidence) == found
+
+
+def test_mitigation_metres_stay_metres() -> None:
+    assert [n.value for n in find_numbers("The pole is 5m long; 1.2m users joined.")] == [
+        5, 1.2e6]
