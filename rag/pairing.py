@@ -39,6 +39,12 @@ class CachedEncoder:
     The verifier embeds the same claims and sentences twice (to pair them, then for the
     alignment cosines); sharing one ``CachedEncoder`` embeds each text once. Thread-safe.
 
+    A text keeps the embedding of the first batch it was embedded in. Under a half-precision
+    encoder (the embedded model's ``auto`` dtype is bf16 on hardware that runs it natively)
+    that embedding can differ in about the third decimal with the other texts of that batch,
+    so a cosine can depend on what was embedded before; wrap
+    ``DenseRetriever(dtype="float32")`` for embeddings that do not depend on batching.
+
     Args:
         encoder: The encoder to wrap, or a zero-argument callable that makes it on first use
             (``None``: the embedded MiniLM, created on first use).

@@ -359,6 +359,21 @@ def _corrupt(d: dict, stage: str, edit: object) -> str:
     ("support", lambda s: s.pop("fill"), "lacks the field 'fill'"),
     ("support", lambda s: s["calibrators"].pop(), "1 calibrators for 2 classes"),
     ("support", lambda s: s["calibrators"][0].update(kind="magic"), "unknown calibrator"),
+    # the shipped calibrators are sigmoids: they must map probabilities to probabilities
+    ("support", lambda s: s["calibrators"][0].update(a="steep"),
+     r"'support': .*calibrators\[0\]: sigmoid calibrator's a must be numbers, got 'steep'"),
+    ("refute", lambda s: s["calibrators"][1].update(b=[1.0, 2.0]),
+     r"'refute': .*calibrators\[1\]: sigmoid calibrator's b must be one number"),
+    ("support", lambda s: s["calibrators"][1].pop("b"), "sigmoid calibrator lacks the field 'b'"),
+    ("support", lambda s: s["calibrators"].__setitem__(0, {"kind": "constant", "value": 7.0}),
+     r"calibrators\[0\]: constant calibrator's value must be in \[0, 1\], got 7.0"),
+    # a child index that wraps (-1 of an inner node), loops back, or a NaN split
+    ("support", lambda s: s["trees"]["right"][0].__setitem__(0, -1), "out of range"),
+    ("support", lambda s: s["trees"]["left"][0].__setitem__(0, 0), "out of range"),
+    ("support", lambda s: s["trees"]["threshold"][0].__setitem__(0, float("nan")),
+     "out of range"),
+    ("support", lambda s: s["params"].update(learning_rate=-0.1),
+     "learning_rate must be a finite number > 0, got -0.1"),
     ("refute", lambda s: s["feature_names"].reverse(), "different feature names"),
     ("", lambda d: d.update(support_threshold=7.0), "support_threshold must be in"),
     ("", lambda d: d.pop("refute_prior"), "lacks the field 'refute_prior'"),
@@ -395,3 +410,47 @@ def test_status_classifier_file_errors_are_value_errors() -> None:
                           ({"params": {**good["params"], "bogus": 1}}, "malformed field.*bogus")):
         with pytest.raises(ValueError, match=match):
             StatusClassifier.from_json(json.dumps({**good, **change}))
+
+
+def _isotonic_status_file() -> dict:
+    import json
+
+    X, y = _data(300)
+    return json.loads(StatusClassifier(["e", "c", "x", "m"], calibration="isotonic")
+                      .fit(X, y).to_json())
+
+
+@pytest.mark.parametrize(("edit", "match"), [
+    (lambda c: c.update(y=c["y"][:-1]), "isotonic x and y must be lists of one length >= 1"),
+    (lambda c: c.update(x=[], y=[]), r"isotonic x and y must be .*shapes \(0,\) and \(0,\)"),
+    (lambda c: c.update(x=c["x"][::-1]), "isotonic x must be non-decreasing"),
+    (lambda c: c.update(y=[5.0] * len(c["y"])), r"isotonic y must be probabilities in \[0, 1\]"),
+    (lambda c: c.update(x=[[0.1, 0.2]] * len(c["x"])), "isotonic x and y must be lists"),
+    (lambda c: c.update(x=["a"] * len(c["x"])), "isotonic calibrator's x must be numbers"),
+    (lambda c: c.update(y=[float("inf")] * len(c["y"])), "isotonic calibrator needs finite x, y"),
+])
+def test_corrupt_isotonic_calibrator_is_refused_at_load(edit, match) -> None:
+    import json
+
+    d = _isotonic_status_file()
+    assert d["support"]["calibrators"][0]["kind"] == "isotonic"
+    edit(d["support"]["calibrators"][0])
+    with pytest.raises(ValueError, match=r"'support': meta-classifier file: calibrators\[0\]: "
+                                         + match):
+        StatusClassifier.from_json(json.dumps(d))
+
+
+def test_corrupt_file_error_names_the_file(tmp_path) -> None:
+    import json
+
+    d = _isotonic_status_file()
+    StatusClassifier.from_json(json.dumps(d))  # loads as written
+    d["refute"]["calibrators"][0]["x"].reverse()
+    path = tmp_path / "meta.json"
+    path.write_text(json.dumps(d), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"meta\.json': .*'refute': .*isotonic x must be "
+                                         r"non-decreasing"):
+        StatusClassifier.load(path)
+    path.write_text(json.dumps(d["refute"]), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"meta\.json': meta-classifier file: calibrators\[0\]"):
+        MetaClassifier.load(path)

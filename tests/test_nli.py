@@ -10,6 +10,7 @@ from conftest import make_tiny_classifier
 from verifier.errors import LabelMappingError, ModelLoadError
 from verifier.nli import (
     NLIDetector,
+    PairInputError,
     aggregate_chunks,
     length_batches,
     map_labels,
@@ -224,6 +225,20 @@ def test_nli_hypothesis_too_long_raises_naming_index(tmp_path: Path) -> None:
     long_hyp = "the old city " * 20
     with pytest.raises(ValueError, match=r"pairs\[1\] has a hypothesis of 60 tokens.*64-token"):
         det.predict([PAIRS[0], ("the city is old . " * 10, long_hyp)])
+    # the error says which pair and which of its texts, for callers that name their inputs
+    with pytest.raises(PairInputError) as err:
+        det.predict([PAIRS[0], PAIRS[1], ("the city is old .", long_hyp)])
+    assert (err.value.index, err.value.part) == (2, "hypothesis")
+    assert err.value.reason.startswith("a hypothesis of 60 tokens")
+    by_sentence = NLIDetector(str(folder), max_length=64, hypothesis_sentences=True)
+    with pytest.raises(PairInputError, match=r"pairs\[1\] \(hypothesis sentence 1\)") as err:
+        by_sentence.predict([PAIRS[0], ("the city is old .", "paris is big . " + long_hyp),
+                             PAIRS[1]])
+    assert (err.value.index, err.value.part) == (1, "hypothesis")  # the pair, not the sentence
+    with pytest.raises(PairInputError) as err:
+        det.predict([PAIRS[0], ("\u200b", "paris is big .")])
+    assert (err.value.index, err.value.part, err.value.reason) == (
+        1, "premise", "a premise with no tokens")
 
 
 def test_nli_constructor_validates_and_is_cheap(tmp_path: Path) -> None:

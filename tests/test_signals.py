@@ -40,7 +40,9 @@ def test_uncertainty_from_logprobs_and_missing() -> None:
     assert f[0]["unc.max_surprisal"] == pytest.approx(3.0)
     assert f[1]["unc.tokens"] == 2 and f[1]["unc.nli_entropy"] == pytest.approx(math.log(3))
     no_lp = UncertaintyDetector().features(Generation("Paris is big."), claims[:1])
-    assert math.isnan(no_lp[0]["unc.mean_surprisal"]) and no_lp[0]["unc.tokens"] == 0
+    # no log-probs: every log-prob feature is missing, the token count too (as for a str
+    # draft), not a count of 0 the meta-classifier would read as "no tokens"
+    assert all(math.isnan(no_lp[0][k]) for k in ("unc.mean_surprisal", "unc.tokens"))
     assert nli_entropy([1.0, 0.0, 0.0]) < 1e-9
 
 
@@ -63,3 +65,40 @@ def test_uncertainty_teacher_forcing_and_self_consistency() -> None:
     assert f[0]["unc.mean_surprisal"] == 1.5 and f[0]["unc.self_consistency"] == 0.5
     with pytest.raises(ValueError, match="needs a generator and an nli"):
         UncertaintyDetector(samples=3)
+
+
+def test_uncertainty_leaves_out_empty_samples(caplog: pytest.LogCaptureFixture) -> None:
+    class Gen:
+        def __init__(self, texts):
+            self.texts = texts
+
+        def score(self, prompt, text):
+            return Generation(text)
+
+        def generate(self, prompt, *, n=1):
+            return [Generation(t) for t in self.texts[:n]]
+
+    class NLI:  # like NLIDetector: an empty premise is an error
+        calls = 0
+
+        def predict(self, pairs):
+            self.calls += 1
+            assert all(p.strip("\u200b ") for p, _ in pairs), pairs
+            return np.array([[0.9, 0.05, 0.05] if "big" in p else [0.1, 0.1, 0.8]
+                             for p, _ in pairs])
+
+    claim = [Claim("Paris is big.", (0, 13))]
+    nli = NLI()
+    det = UncertaintyDetector(Gen(["Paris is big.", "", "Paris is small.", " \u200b"]), nli,
+                              samples=4)
+    with caplog.at_level("WARNING", logger="verifier.uncertainty"):
+        f = det.features(Generation("Paris is big."), claim, prompt="q")
+    assert f[0]["unc.self_consistency"] == 0.5  # 1 of the 2 samples with text
+    assert "2 of 4 sampled drafts are empty" in caplog.text
+    nli.calls = 0
+    f = UncertaintyDetector(Gen(["", "  "]), nli, samples=2).features(
+        Generation("Paris is big."), claim, prompt="q")
+    assert math.isnan(f[0]["unc.self_consistency"]) and nli.calls == 0
+    f = UncertaintyDetector(Gen([]), nli, samples=2).features(  # a generator that gave none
+        Generation("Paris is big."), claim, prompt="q")
+    assert math.isnan(f[0]["unc.self_consistency"]) and nli.calls == 0

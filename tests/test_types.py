@@ -143,3 +143,50 @@ def test_evidence_score_must_be_a_finite_number_or_nan() -> None:
         Evidence("Paris is big.", "atlas", score=None)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="score must be finite .*got inf"):
         Evidence("Paris is big.", "atlas", score=float("inf"))
+
+
+@pytest.mark.parametrize(("kwargs", "err", "match"), [
+    ({"token_logprobs": (float("nan"), -1.0, -1.0)}, ValueError,
+     r"token_logprobs\[0\] must be a finite log-probability \(<= 0\), got nan"),
+    ({"token_logprobs": (-1.0, float("-inf"), -1.0)}, ValueError, r"token_logprobs\[1\] .*-inf"),
+    ({"token_logprobs": (-1.0, -1.0, 3.0)}, ValueError, r"token_logprobs\[2\] .*got 3\.0"),
+    ({"token_logprobs": (-1.0, True, -1.0)}, TypeError,
+     r"token_logprobs\[1\] must be a number, got True"),
+    ({"token_logprobs": "123", "tokens": None, "token_offsets": None}, TypeError,
+     "token_logprobs must be a sequence .*got str '123'"),
+    ({"tokens": "abc", "token_logprobs": None, "token_offsets": None}, TypeError,
+     "tokens must be a sequence .*got str 'abc'"),
+    ({"tokens": ("Paris", 3, " big.")}, TypeError, r"tokens\[1\] must be a str, got 3"),
+    ({"token_offsets": ((0, 5), (5, 8), (8, 500))}, ValueError,
+     r"token_offsets\[2\] \(8, 500\) ends past the text's length 13"),
+])
+def test_generation_rejects_bad_tokens_logprobs_and_offsets(kwargs, err, match) -> None:
+    args = {"text": "Paris is big.", "tokens": ("Paris", " is", " big."),
+            "token_logprobs": (-0.1, -0.2, -3.0), "token_offsets": ((0, 5), (5, 8), (8, 13)),
+            **kwargs}
+    with pytest.raises(err, match=match):
+        Generation(**args)
+
+
+def test_generation_takes_any_sequence_and_rounding_just_above_zero() -> None:
+    import numpy as np
+
+    g = Generation("ab", ["a", "b"], np.array([-0.5, 1e-7]), [[0, 1], [1, 2]])
+    assert g.token_logprobs == (-0.5, 1e-7) and all(type(x) is float for x in g.token_logprobs)
+    assert g.tokens == ("a", "b") and g.token_offsets == ((0, 1), (1, 2))
+
+
+@pytest.mark.parametrize("score", ["0.9", True, b"1"])
+def test_evidence_score_must_be_a_number_not_a_str_or_bool(score) -> None:
+    with pytest.raises(TypeError, match=r"score must be a number \(nan when unknown\), got"):
+        Evidence("Paris is big.", "atlas", score=score)
+
+
+def test_verdict_copies_the_callers_dicts() -> None:
+    probs, scores = {"Supported": 0.9, "Insufficient_Info": 0.1}, {"nli.entailment": 0.9}
+    v = ClaimVerdict(Claim("Paris is big."), Status.SUPPORTED, probs, (), scores)
+    probs["Supported"], scores["nli.entailment"] = 7.0, -1.0
+    assert v.probabilities == {"Supported": 0.9, "Insufficient_Info": 0.1}
+    assert v.scores == {"nli.entailment": 0.9}
+    with pytest.raises(TypeError, match="probabilities must be a mapping, got list"):
+        ClaimVerdict(Claim("x"), Status.SUPPORTED, [("Supported", 1.0)])  # type: ignore[arg-type]

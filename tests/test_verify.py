@@ -1,14 +1,19 @@
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
+from conftest import make_tiny_classifier
 from test_pairing import HashEncoder
 
 from rag.decompose import SpacyDecomposer
 from rag.pairing import EvidencePairer
 from verifier import Verifier
 from verifier.alignment import AlignmentDetector
-from verifier.types import Claim, ClaimEvidence, Evidence, Passage, Status
+from verifier.nli import NLIDetector
+from verifier.types import Claim, ClaimEvidence, Evidence, Generation, Passage, Status
+from verifier.uncertainty import UncertaintyDetector
 
 
 class KeywordNLI:
@@ -231,3 +236,127 @@ def test_cited_sentence_is_the_one_that_supports_the_claim_within_its_passage() 
         assert verdict.evidence[0].content == "It was completed in 1889."
         assert verdict.evidence[0].span == (41, 66)
         assert passage[slice(*verdict.evidence[0].span)] == verdict.evidence[0].content
+
+
+def test_verify_pairs_scores_every_evidence_text_it_is_given() -> None:
+    # the caller's pairing is authoritative: a supporting 4th text (top_k_evidence is 3) is
+    # read, and the verdict does not depend on the order of the caller's list
+    v = _verifier()
+    assert v.top_k_evidence == 3
+    evs = ["The sky is blue.", "Grass is green.", "Snow is white.", "Paris is big."]
+    first, reversed_ = (v.verify_pairs(["Paris is big."], [e])[0] for e in (evs, evs[::-1]))
+    assert first.status == reversed_.status == Status.SUPPORTED
+    assert first.scores["nli.units"] == reversed_.scores["nli.units"] == 4.0
+    assert first.probabilities == reversed_.probabilities
+    assert first.evidence[0].content == "Paris is big." and len(first.evidence) == 4
+    # evidence the verifier ranks itself (a pairer's ranking) is still cut to top_k_evidence
+    ranked = ClaimEvidence(Claim("Paris is big."),
+                           tuple(Evidence(t, f"d{i}") for i, t in enumerate(evs)))
+    (cut,) = v.verify_claims([ranked])
+    assert cut.scores["nli.units"] == 3.0 and cut.status == Status.INSUFFICIENT_INFO
+
+
+def test_verify_reads_a_str_draft_like_a_generation_for_uncertainty() -> None:
+    class Forcing:
+        calls = 0
+
+        def score(self, prompt, text):
+            self.calls += 1
+            return Generation(text, ("x",), (-1.5,), ((0, len(text)),))
+
+    gen = Forcing()
+    v = _verifier(uncertainty=UncertaintyDetector(gen))
+    as_str = v.verify("Paris is big.", evidence=["Paris is big."], prompt="Describe Paris.")
+    as_gen = v.verify(Generation("Paris is big."), evidence=["Paris is big."],
+                      prompt="Describe Paris.")
+    assert gen.calls == 2  # teacher forcing ran for the str draft too
+    assert as_str.verdicts[0].scores == as_gen.verdicts[0].scores
+    assert as_str.verdicts[0].scores["unc.mean_surprisal"] == 1.5
+    # the default detector (no generator): nothing to read, every unc.* feature but the NLI
+    # entropy is missing for a str draft and for a Generation without log-probs alike
+    plain = _verifier()
+    for draft in ("Paris is big.", Generation("Paris is big.")):
+        scores = plain.verify(draft, evidence=["Paris is big."]).verdicts[0].scores
+        assert {k for k in scores if k.startswith("unc.")} == {"unc.nli_entropy"}
+
+
+@pytest.fixture(scope="module")
+def short_window_nli(tmp_path_factory: pytest.TempPathFactory) -> NLIDetector:
+    folder = make_tiny_classifier(tmp_path_factory.mktemp("nli64"),
+                                  {0: "entailment", 1: "neutral", 2: "contradiction"},
+                                  max_position_embeddings=64)
+    return NLIDetector(str(folder), max_length=64, dtype="float32")
+
+
+def _real_nli_verifier(nli: NLIDetector) -> Verifier:
+    return Verifier(nli, decomposer=SpacyDecomposer(model="not_installed"),
+                    pairer=EvidencePairer(encoder=HashEncoder(), top_k=2, min_score=0.0),
+                    alignment=AlignmentDetector(HashEncoder()), meta=None,
+                    alignment_classifier=None)
+
+
+def test_verify_errors_name_the_claim_or_evidence_the_model_cannot_read(
+        short_window_nli: NLIDetector) -> None:
+    v = _real_nli_verifier(short_window_nli)
+    long_claim = "the old city " * 20
+    # 5 (premise, claim) pairs, 4 of them distinct: the NLI model says pairs[3] (of the
+    # de-duplicated pairs); the error names claims[3] and shows it
+    with pytest.raises(ValueError, match=r"^claims\[3\] 'the old city the old city .* cannot "
+                                         r"be scored: its NLI pair has a hypothesis of 60 tok"):
+        v.verify_pairs(["paris is big .", "rome is old .", "paris is big .", long_claim],
+                       [["paris is big .", "paris is a city ."], "rome is old .",
+                        "paris is big .", "paris is big ."])
+    # a premise this tokenizer reads as nothing (a private-use character)
+    with pytest.raises(ValueError, match=r"^evidences\[1\]\[1\] '\\ue000' cannot be scored: "
+                                         r"its NLI pair has a premise with no tokens$"):
+        v.verify_pairs(["paris is big .", "rome is old ."],
+                       ["paris is big .", ["rome is old .", "\ue000"]])
+    with pytest.raises(ValueError, match=r"^evidence\[1\] '\\ue000' cannot be scored"):
+        v.verify("paris is big . rome is old .", evidence=["paris is big .", "\ue000"])
+    # read sentence by sentence, a too-long sentence still names its claim
+    by_sentence = _real_nli_verifier(NLIDetector(short_window_nli.model_name_or_path,
+                                                 max_length=64, dtype="float32",
+                                                 hypothesis_sentences=True))
+    with pytest.raises(ValueError, match=r"^claims\[1\] 'rome is old \. the old city"):
+        by_sentence.verify_pairs(["paris is big .", "rome is old . " + long_claim + "."],
+                                 ["paris is big .", "paris is big ."])
+
+
+@pytest.mark.parametrize("blank", ["\u200b", " \u200b\ufeff ", "\u200d\u0301"])
+def test_evidence_of_invisible_characters_is_empty_like_whitespace(blank: str) -> None:
+    v = _verifier()
+    with pytest.raises(ValueError, match=r"^evidences\[1\]: evidence\[1\] is empty \(only "
+                                         r"whitespace or invisible characters\)"):
+        v.verify_pairs(["Paris is big.", "Rome is old."],
+                       ["Paris is big.", ["Rome is old.", blank]])
+    with pytest.raises(ValueError, match=r"^evidence\[1\] is empty"):
+        v.verify("Paris is big. Rome is old.", evidence=["Paris is big.", blank])
+    with pytest.raises(ValueError, match=r"^evidence\[0\] is empty"):
+        v.verify("Paris is big.", evidence=[Evidence(blank, "doc")])
+    with pytest.raises(TypeError, match=r"^claims\[0\] must be a non-empty str or a Claim"):
+        v.verify_pairs([blank], ["Paris is big."])
+    with pytest.raises(ValueError, match="draft must be a non-empty str"):
+        v.verify(blank, evidence=["Paris is big."])
+
+
+def test_float32_verdicts_do_not_depend_on_batch_size(tiny_nli_model) -> None:
+    # bf16 (the auto dtype on some CPUs) moves probabilities in the third decimal with the
+    # batch a pair lands in (documented); float32 must not
+    claims = ["paris is in france .", "the city is old .", "berlin is the capital of germany .",
+              "a man and a dog .", "the river seine is in paris and it is big ."]
+    long_premise = " ".join(f"the {w} city is old and big ." for w in
+                            ("paris", "london", "berlin", "north", "south", "east") * 4)
+    evid = ["paris is the capital of france .", [long_premise, "the city was born ."],
+            "berlin is in germany .", "the dog is red .", ["the seine is a river .", "paris ."]]
+    out = {}
+    for bs in (1, 3, 64):
+        v = Verifier(NLIDetector(str(tiny_nli_model), dtype="float32", batch_size=bs),
+                     decomposer=SpacyDecomposer(model="not_installed"), pairer=object(),
+                     alignment=AlignmentDetector(HashEncoder()), alignment_classifier=None)
+        out[bs] = v.verify_pairs(claims, evid)  # the shipped meta-classifier decides
+    for bs in (3, 64):
+        for a, b in zip(out[1], out[bs], strict=True):
+            assert a.status == b.status
+            assert a.probabilities == pytest.approx(b.probabilities, abs=1e-5)
+            for k, x in a.scores.items():
+                assert math.isclose(x, b.scores[k], abs_tol=1e-5), k

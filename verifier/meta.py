@@ -257,8 +257,12 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
 
     @classmethod
     def load(cls, path: str | Path) -> MetaClassifier:
-        """Read a file written by :meth:`save`."""
-        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+        """Read a file written by :meth:`save` (an error names the file)."""
+        text = Path(path).read_text(encoding="utf-8")
+        try:
+            return cls.from_json(text)
+        except ValueError as e:
+            raise ValueError(f"{str(path)!r}: {e}") from e
 
 
 #: Arrays of exported trees: ``feature``, ``threshold``, ``left``, ``right`` and ``value``
@@ -403,23 +407,71 @@ def _check_loaded(m: MetaClassifier) -> None:
                 or t["klass"].shape != shape[:1] or m.init_.shape != (rows,)):
             raise bad("tree arrays of inconsistent shapes")
         inner = t["left"] >= 0
+        node = np.broadcast_to(np.arange(shape[1]), shape)
+        # scikit-learn numbers a node's children after it: walks end, and never index back
+        # from the end of a row (a negative child of an inner node would)
+        children_ok = ((t["left"][inner] > node[inner]) & (t["right"][inner] > node[inner])
+                       & (t["right"][inner] < shape[1])).all() \
+            and ((t["left"][~inner] == -1) & (t["right"][~inner] == -1)).all()
         if ((t["feature"][inner] < 0) | (t["feature"][inner] >= width)).any() \
                 or ((t["klass"] < 0) | (t["klass"] >= rows)).any() \
-                or (t["left"] >= shape[1]).any() or (t["right"] >= shape[1]).any() \
-                or not (np.isfinite(t["value"]).all() and np.isfinite(m.init_).all()):
+                or (t["left"] >= shape[1]).any() or not children_ok \
+                or not (np.isfinite(t["value"]).all() and np.isfinite(m.init_).all()
+                        and np.isfinite(t["threshold"][inner]).all()):
             raise bad("tree arrays out of range")
+        lr = m.learning_rate
+        if isinstance(lr, bool) or not isinstance(lr, (int, float)) or not np.isfinite(lr) \
+                or lr <= 0:
+            raise bad(f"params.learning_rate must be a finite number > 0, got {lr!r}")
     cal = m.calibrators_
     if cal and len(cal) != len(classes):
         raise bad(f"{len(cal)} calibrators for {len(classes)} classes")
-    for c in cal:
-        kind = c.get("kind") if isinstance(c, dict) else None
-        keys = {"sigmoid": ("a", "b"), "isotonic": ("x", "y"), "constant": ("value",)}.get(
-            kind)  # type: ignore[arg-type]
-        if keys is None:
-            raise bad(f"unknown calibrator {c!r}")
-        if not all(k in c and np.isfinite(np.asarray(c[k], dtype=np.float64)).all()
-                   for k in keys):
-            raise bad(f"{kind} calibrator needs finite {', '.join(keys)}")
+    for k, c in enumerate(cal):
+        _check_calibrator(c, f"calibrators[{k}]")
+
+
+def _check_calibrator(c: Any, where: str) -> None:
+    """Raise ``ValueError`` unless ``c`` is a calibrator :func:`_apply_calibrator` can use.
+
+    It must map probabilities to probabilities: an isotonic calibrator's ``x`` and ``y``
+    are 1-D, of one length >= 1, ``x`` non-decreasing (``np.interp`` silently gives wrong
+    values otherwise) and ``y`` in [0, 1]; a sigmoid's ``a`` and ``b`` are finite numbers; a
+    constant's ``value`` is in [0, 1].
+    """
+    def bad(msg: str) -> ValueError:
+        return ValueError(f"meta-classifier file: {where}: {msg}")
+
+    kind = c.get("kind") if isinstance(c, dict) else None
+    keys = {"sigmoid": ("a", "b"), "isotonic": ("x", "y"), "constant": ("value",)}.get(
+        kind)  # type: ignore[arg-type]
+    if keys is None:
+        raise bad(f"unknown calibrator {c!r:.120}")
+    values = {}
+    for key in keys:
+        if key not in c:
+            raise bad(f"{kind} calibrator lacks the field {key!r}")
+        try:
+            values[key] = np.asarray(c[key], dtype=np.float64)
+        except (TypeError, ValueError):
+            raise bad(f"{kind} calibrator's {key} must be numbers, got {c[key]!r:.80}") from None
+        if not np.isfinite(values[key]).all():
+            raise bad(f"{kind} calibrator needs finite {', '.join(keys)}, got {key} = "
+                      f"{c[key]!r:.80}")
+    if kind == "isotonic":
+        x, y = values["x"], values["y"]
+        if x.ndim != 1 or y.ndim != 1 or len(x) != len(y) or not len(x):
+            raise bad(f"isotonic x and y must be lists of one length >= 1, got shapes "
+                      f"{x.shape} and {y.shape}")
+        if (np.diff(x) < 0).any():
+            raise bad(f"isotonic x must be non-decreasing, got {c['x']!r:.80}")
+        if ((y < 0) | (y > 1)).any():
+            raise bad(f"isotonic y must be probabilities in [0, 1], got {c['y']!r:.80}")
+    else:
+        for key, v in values.items():
+            if v.ndim != 0 or isinstance(c[key], bool):
+                raise bad(f"{kind} calibrator's {key} must be one number, got {c[key]!r:.80}")
+        if kind == "constant" and not 0.0 <= float(values["value"]) <= 1.0:
+            raise bad(f"constant calibrator's value must be in [0, 1], got {c['value']!r}")
 
 
 def _fit_calibrator(p: np.ndarray, target: np.ndarray, method: str,
@@ -597,8 +649,8 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"not a status-classifier file (format {got!r})")
         try:
             m = cls(**d["params"])
-            m.support_ = MetaClassifier.from_json(json.dumps(d["support"]))
-            m.refute_ = MetaClassifier.from_json(json.dumps(d["refute"])) if d["refute"] else None
+            m.support_ = _load_stage(d, "support")
+            m.refute_ = _load_stage(d, "refute") if d["refute"] else None
             m.refute_prior_ = float(d["refute_prior"])
             m.support_threshold_ = float(d.get("support_threshold", 0.5))
         except KeyError as e:
@@ -628,11 +680,23 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
 
     @classmethod
     def load(cls, path: str | Path) -> StatusClassifier:
-        """Read a file written by :meth:`save`."""
+        """Read a file written by :meth:`save` (an error names the file)."""
         p = Path(path)
         if not p.is_file():
             raise FileNotFoundError(f"no status-classifier file at {str(path)!r}")
-        return cls.from_json(p.read_text(encoding="utf-8"))
+        text = p.read_text(encoding="utf-8")
+        try:
+            return cls.from_json(text)
+        except ValueError as e:
+            raise ValueError(f"{str(path)!r}: {e}") from e
+
+
+def _load_stage(d: dict[str, Any], name: str) -> MetaClassifier:
+    """The stage ``d[name]`` of a status-classifier file (an error names the stage)."""
+    try:
+        return MetaClassifier.from_json(json.dumps(d[name]))
+    except ValueError as e:
+        raise ValueError(f"in {name!r}: {e}") from e
 
 
 def _best_threshold(p: np.ndarray, positive: np.ndarray, groups: np.ndarray | None) -> float:

@@ -76,6 +76,25 @@ _SYNONYMS: dict[str, str] = {
 _GENERIC = re.compile(r"^label_?\d+$")
 
 
+class PairInputError(ValueError):
+    """A pair the model cannot read (bad input, so a ``ValueError``; not a configuration error).
+
+    The message names the pair (``pairs[i]``); the attributes let a caller that built the
+    pairs from its own inputs name the input instead (the verifier names ``claims[i]`` or
+    ``evidence[j]``).
+
+    Attributes:
+        index: The pair's index in the input.
+        part: ``"premise"`` or ``"hypothesis"``: which text of the pair is at fault.
+        reason: What is wrong, without the pair's name (``"a premise with no tokens"``).
+    """
+
+    def __init__(self, message: str, *, index: int, part: Literal["premise", "hypothesis"],
+                 reason: str) -> None:
+        super().__init__(message)
+        self.index, self.part, self.reason = index, part, reason
+
+
 def _label_key(name: str) -> str:
     return re.sub(r"[\s\-]+", "_", str(name).strip().lower())
 
@@ -651,6 +670,14 @@ class NLIDetector:
     ``batch_size`` inputs and ``batch_size * 64`` padded tokens a batch); torch's thread
     settings are left as they are.
 
+    Determinism: each batch is padded to its longest input, and bf16 / float16 kernels round
+    differently for different padded shapes, so under a half-precision dtype (the ``auto``
+    default on hardware that runs bf16 natively) a pair's probabilities can differ in about
+    the third decimal (up to ~2e-3 measured) with the batch it lands in: with
+    ``batch_size`` and with the other pairs of the call. The same pairs in the same call
+    give the same result. Pass ``dtype="float32"`` for probabilities that do not depend on
+    batching (to ~1e-6), at about half the speed on such CPUs.
+
     Example:
         >>> det = NLIDetector()  # cheap: nothing is loaded yet
         >>> NLIDetector.labels
@@ -899,8 +926,9 @@ class NLIDetector:
         Raises:
             TypeError: ``pairs`` is not a sequence of pairs of str (the message names the
                 index).
-            ValueError: An empty premise or hypothesis, or a hypothesis too long to leave
-                room for evidence in the window (the message names the index).
+            PairInputError: (a ``ValueError``) An empty premise or hypothesis, one with no
+                tokens, or a hypothesis too long to leave room for evidence in the window
+                (the message names the index; the error's ``index`` and ``part`` say it).
         """
         checked = _validate_pairs(pairs)
         if not checked:
@@ -953,7 +981,12 @@ class NLIDetector:
             names.extend([f"pairs[{i}]"] if len(sents) == 1 else
                          [f"pairs[{i}] (hypothesis sentence {k})" for k in range(len(sents))])
             spans.append(sents)
-        scored = self._chunk_scores(sub, names)
+        try:
+            scored = self._chunk_scores(sub, names)
+        except PairInputError as exc:  # index the pair, not the sentence
+            owner = [i for i, sents in enumerate(spans) for _ in sents][exc.index]
+            raise PairInputError(str(exc), index=owner, part=exc.part,
+                                 reason=exc.reason) from None
         out: list[SentenceScores] = []
         k = 0
         for sents in spans:
@@ -1007,20 +1040,24 @@ class NLIDetector:
             for part, n_tokens in (("premise", len(ids)), ("hypothesis", len(h_ids[i]))):
                 if n_tokens == 0:  # e.g. only zero-width characters: nothing to read
                     text = prem if part == "premise" else hyps[i]
-                    raise ValueError(f"{name(i)} has a {part} with no tokens: {text[:80]!r}")
+                    reason = f"a {part} with no tokens"
+                    raise PairInputError(f"{name(i)} has {reason}: {text[:80]!r}", index=i,
+                                         part=part, reason=reason)  # type: ignore[arg-type]
             fit = state.window - state.n_special - len(h_ids[i])
             budget = min(fit, state.chunk_tokens)
             if len(ids) <= budget:
                 plan = [((0, len(prem)), (0, len(ids)))]
             elif fit < MIN_EVIDENCE_TOKENS:
-                raise ValueError(
-                    f"{name(i)} has a hypothesis of {len(h_ids[i])} tokens: next to "
+                reason = (
+                    f"a hypothesis of {len(h_ids[i])} tokens: next to "
                     f"{state.n_special} special tokens it leaves {max(fit, 0)} of the "
                     f"{state.window}-token window for the premise (at least "
                     f"{MIN_EVIDENCE_TOKENS} needed); shorten the hypothesis"
                     + (" or raise max_length" if state.window == self.max_length
                        else " (the window is the model's longest input)")
                 )
+                raise PairInputError(f"{name(i)} has {reason}", index=i, part="hypothesis",
+                                     reason=reason)
             else:
                 plan = plan_chunks(_word_starts(p_enc["offset_mapping"][i], prem),
                                    sentence_spans(prem), budget)
@@ -1039,11 +1076,14 @@ class NLIDetector:
             too_long = [j for j, (ids, _) in enumerate(features) if len(ids) > state.window]
             if too_long:
                 j = too_long[0]
-                raise ValueError(
+                reason = (f"a premise chunk that re-tokenised to {len(features[j][0])} "
+                          f"tokens, over the {state.window}-token window (this tokenizer "
+                          "wraps pairs irregularly); split the premise yourself")
+                raise PairInputError(
                     f"{name(owners[j])}: a chunk of its premise re-tokenised to "
                     f"{len(features[j][0])} tokens, over the {state.window}-token window "
-                    "(this tokenizer wraps pairs irregularly); split the premise yourself"
-                )
+                    "(this tokenizer wraps pairs irregularly); split the premise yourself",
+                    index=owners[j], part="premise", reason=reason)
         return owners, spans, features
 
     def _score(self, features: list[tuple[list[int], list[int]]], state: _Loaded
@@ -1141,9 +1181,9 @@ def _validate_pairs(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
         if not isinstance(prem, str) or not isinstance(hyp, str):
             raise TypeError(f"pairs[{i}] must hold two str, got ({type(prem).__name__}, "
                             f"{type(hyp).__name__})")
-        if not prem.strip():
-            raise ValueError(f"pairs[{i}] has an empty premise")
-        if not hyp.strip():
-            raise ValueError(f"pairs[{i}] has an empty hypothesis")
+        for part, text in (("premise", prem), ("hypothesis", hyp)):
+            if not text.strip():
+                raise PairInputError(f"pairs[{i}] has an empty {part}", index=i,
+                                     part=part, reason=f"an empty {part}")  # type: ignore[arg-type]
         out.append((prem, hyp))
     return out

@@ -3,10 +3,27 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # Latin full stops end a sentence before whitespace; CJK ones (。！？) end it anyway, as
 # CJK text puts no space between sentences.
 _SENT_END = re.compile(r"[.!?][\"')\]”’»]*\s+|[。！？][\"')\]」』”’]*\s*|\n\s*\n|\n")
+
+
+#: Unicode categories of characters that show nothing: separators, control and format
+#: characters (zero-width spaces and joiners, the byte-order mark) and combining marks,
+#: which a BERT-style tokenizer drops (a text of only these has no tokens).
+_INVISIBLE = frozenset({"Zs", "Zl", "Zp", "Cc", "Cf", "Mn", "Me"})
+
+
+def is_blank(text: str) -> bool:
+    """Whether ``text`` shows nothing: only whitespace and invisible characters.
+
+    Example:
+        >>> is_blank(" \u200b\ufeff "), is_blank("\u200bParis"), is_blank("...")
+        (True, False, False)
+    """
+    return all(unicodedata.category(ch) in _INVISIBLE or ch == "\ufffd" for ch in text)
 
 
 #: A text stored as a CSV field: wrapped in double quotes, the ones inside doubled (a full

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any, TypeVar
@@ -16,6 +17,10 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 Span = tuple[int, int]
+
+#: Largest token log-prob :class:`Generation` accepts: a log-probability is <= 0, and a
+#: back-end's rounding may put one just above it (``StaticGenerator`` allows the same).
+LOGPROB_TOLERANCE = 1e-4
 
 
 class Status(str, Enum):
@@ -59,7 +64,7 @@ def _check_span(name: str, span: Any, *, text_len: int | None = None) -> Span:
     if start < 0 or end < start:
         raise ValueError(f"{name} must satisfy 0 <= start <= end, got {span!r}")
     if text_len is not None and end > text_len:
-        raise ValueError(f"{name} end {end} is past the text's length {text_len}")
+        raise ValueError(f"{name} {(start, end)} ends past the text's length {text_len}")
     return (start, end)
 
 
@@ -67,6 +72,21 @@ def _check_text(name: str, value: Any) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, got {type(value).__name__}")
     return value
+
+
+def _check_items(name: str, value: Any) -> tuple[Any, ...]:
+    """``value`` as a tuple; a str (a sequence of characters) or a non-iterable is an error."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(f"{name} must be a sequence (one item per token), got "
+                        f"{type(value).__name__} {value!r:.80}")
+    return tuple(value)
+
+
+def _check_scores(name: str, value: Any) -> dict[str, Any]:
+    """A copy of the mapping ``value``: the caller's dict changing must not change a verdict."""
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{name} must be a mapping, got {type(value).__name__} {value!r:.80}")
+    return dict(value)
 
 
 def _check_keys(cls: type, data: dict[str, Any]) -> None:
@@ -171,11 +191,10 @@ class Evidence(_Serialisable):
             raise ValueError(
                 f"span {span} has length {span[1] - span[0]} but content has {len(self.content)}"
             )
-        try:
-            score = float(self.score)
-        except (TypeError, ValueError):
+        if isinstance(self.score, bool) or not isinstance(self.score, numbers.Real):
             raise TypeError(f"score must be a number (nan when unknown), got "
-                            f"{self.score!r}") from None
+                            f"{self.score!r:.80}")
+        score = float(self.score)
         if math.isinf(score):
             raise ValueError(f"score must be finite (nan when unknown), got {self.score!r}")
         object.__setattr__(self, "score", score)
@@ -259,16 +278,29 @@ class Generation(_Serialisable):
     def __post_init__(self) -> None:
         _check_text("text", self.text)
         if self.tokens is not None:
-            object.__setattr__(self, "tokens", tuple(self.tokens))
+            tokens = _check_items("tokens", self.tokens)
+            for i, t in enumerate(tokens):
+                if not isinstance(t, str):
+                    raise TypeError(f"tokens[{i}] must be a str, got {t!r:.80}")
+            object.__setattr__(self, "tokens", tokens)
         if self.token_logprobs is not None:
-            lp = tuple(float(x) for x in self.token_logprobs)
+            lp = _check_items("token_logprobs", self.token_logprobs)
+            for i, x in enumerate(lp):
+                if isinstance(x, bool) or not isinstance(x, numbers.Real):
+                    raise TypeError(f"token_logprobs[{i}] must be a number, got {x!r:.80}")
+                if not math.isfinite(x) or x > LOGPROB_TOLERANCE:
+                    raise ValueError(f"token_logprobs[{i}] must be a finite log-probability "
+                                     f"(<= 0), got {x!r}")
+            lp = tuple(float(x) for x in lp)
             object.__setattr__(self, "token_logprobs", lp)
             if self.tokens is not None and len(lp) != len(self.tokens):
                 raise ValueError(
                     f"token_logprobs has {len(lp)} items but tokens has {len(self.tokens)}"
                 )
         if self.token_offsets is not None:
-            offs = tuple(_check_span("token_offsets item", s) for s in self.token_offsets)
+            offs = tuple(_check_span(f"token_offsets[{i}]", s, text_len=len(self.text))
+                         for i, s in enumerate(_check_items("token_offsets",
+                                                            self.token_offsets)))
             object.__setattr__(self, "token_offsets", offs)
             if self.tokens is not None and len(offs) != len(self.tokens):
                 raise ValueError(
@@ -349,6 +381,10 @@ class ClaimVerdict(_Serialisable):
         for i, e in enumerate(self.evidence):
             if not isinstance(e, Evidence):
                 raise TypeError(f"evidence[{i}] must be an Evidence, got {type(e).__name__}")
+        # copies: the caller's dicts changing must not change the (frozen) verdict
+        object.__setattr__(self, "probabilities",
+                           _check_scores("probabilities", self.probabilities))
+        object.__setattr__(self, "scores", _check_scores("scores", self.scores))
         known = {s.value for s in Status}
         bad = set(self.probabilities) - known
         if bad:

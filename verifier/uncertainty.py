@@ -9,13 +9,17 @@ is ``NaN``, never an error.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from verifier.text import is_blank
 from verifier.types import Claim, Generation
+
+logger = logging.getLogger(__name__)
 
 FEATURES: tuple[str, ...] = (
     "unc.mean_surprisal", "unc.max_surprisal", "unc.min_logprob", "unc.tokens",
@@ -36,11 +40,12 @@ def logprob_features(logprobs: Sequence[float]) -> dict[str, float]:
     """Mean and max surprisal (−log p), minimum log-prob and token count; NaN when empty.
 
     Only the chosen tokens' log-probs are known from most back-ends, so surprisal stands in
-    for the per-token entropy.
+    for the per-token entropy. Without log-probs every feature, the token count included, is
+    missing (``NaN``), as when the draft is a plain string.
     """
     if not logprobs:
         return {"unc.mean_surprisal": math.nan, "unc.max_surprisal": math.nan,
-                "unc.min_logprob": math.nan, "unc.tokens": 0.0}
+                "unc.min_logprob": math.nan, "unc.tokens": math.nan}
     lp = np.asarray(logprobs, dtype=np.float64)
     return {"unc.mean_surprisal": float(-lp.mean()), "unc.max_surprisal": float(-lp.min()),
             "unc.min_logprob": float(lp.min()), "unc.tokens": float(len(lp))}
@@ -60,7 +65,8 @@ class UncertaintyDetector:
             used when the draft came without log-probs) and ``generate(prompt, n=...)``
             (self-consistency samples); ``None`` turns both off.
         nli: An NLI detector, needed for self-consistency.
-        samples: Extra drafts sampled for self-consistency (0 turns it off).
+        samples: Extra drafts sampled for self-consistency (0 turns it off). Empty samples
+            are left out; with none left, ``unc.self_consistency`` is ``NaN``.
         teacher_forcing: Score claims by teacher forcing when the draft has no log-probs.
 
     Example:
@@ -103,6 +109,13 @@ class UncertaintyDetector:
             out.append(f)
         if self.samples and prompt and claims:
             drafts = [g.text for g in self.generator.generate(prompt, n=self.samples)]
+            blank = sum(is_blank(d) for d in drafts)
+            if blank:  # nothing to read: it neither supports nor contradicts a claim
+                logger.warning("%d of %d sampled drafts are empty: self-consistency uses "
+                               "the other %d", blank, len(drafts), len(drafts) - blank)
+                drafts = [d for d in drafts if not is_blank(d)]
+            if not drafts:  # unc.self_consistency stays missing (NaN)
+                return out
             pairs = [(d, c.text) for c in claims for d in drafts]
             probs = self.nli.predict(pairs).reshape(len(claims), len(drafts), 3)
             for f, p in zip(out, probs, strict=True):

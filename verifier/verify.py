@@ -24,8 +24,8 @@ from typing import Any, Literal
 import numpy as np
 
 from rag.pairing import MIN_SCORE, check_min_score
-from verifier.nli import NLIDetector, hypothesis_sentences
-from verifier.text import phrase_pattern
+from verifier.nli import NLIDetector, PairInputError, hypothesis_sentences
+from verifier.text import is_blank, phrase_pattern
 from verifier.types import (
     Claim,
     ClaimEvidence,
@@ -89,6 +89,11 @@ def _norm(text: str) -> str:
 
 def _as_evidence(items: Sequence[Evidence | Passage | str] | Evidence | Passage | str
                  ) -> list[Evidence]:
+    """The caller's evidence as :class:`Evidence`, in order.
+
+    A text that shows nothing (only whitespace or invisible characters such as zero-width
+    spaces: no model can read it) is an error naming ``evidence[i]``.
+    """
     if isinstance(items, (str, Evidence, Passage)):
         items = [items]  # one passage, not a sequence of characters
     elif not isinstance(items, Sequence):
@@ -96,19 +101,40 @@ def _as_evidence(items: Sequence[Evidence | Passage | str] | Evidence | Passage 
                         f"them), got {type(items).__name__}")
     out = []
     for i, it in enumerate(items):
+        if not isinstance(it, (Evidence, Passage, str)):
+            raise TypeError(f"evidence[{i}] must be an Evidence, Passage or str, got "
+                            f"{type(it).__name__}")
+        text = it.content if isinstance(it, Evidence) else it.text \
+            if isinstance(it, Passage) else it
+        if is_blank(text):
+            raise ValueError(f"evidence[{i}] is empty (only whitespace or invisible "
+                             f"characters): {text!r:.80}")
         if isinstance(it, Evidence):
             out.append(it)
         elif isinstance(it, Passage):
             span = tuple(it.metadata.get("doc_span", (0, len(it.text))))
             out.append(Evidence(it.text, it.source_id, span))  # type: ignore[arg-type]
-        elif isinstance(it, str):
-            if not it.strip():
-                raise ValueError(f"evidence[{i}] is empty")
-            out.append(Evidence(it, f"evidence-{i + 1}", (0, len(it))))
         else:
-            raise TypeError(f"evidence[{i}] must be an Evidence, Passage or str, got "
-                            f"{type(it).__name__}")
+            out.append(Evidence(it, f"evidence-{i + 1}", (0, len(it))))
     return out
+
+
+def _holder(ev: Evidence, passages: Sequence[Evidence]) -> int | None:
+    """Index of the passage :func:`_context` reads ``ev`` in (``None``: none holds it)."""
+    context = _context(ev, passages)
+    return next((k for k, p in enumerate(passages)
+                 if p.source_id == ev.source_id and p.content == context), None)
+
+
+@dataclass(frozen=True)
+class _Naming:
+    """How an input error names a claim and an evidence text, as the caller gave them.
+
+    ``claim(ci)``: the claim ``paired[ci]``; ``evidence(ci, j)``: its ``j``-th evidence.
+    """
+
+    claim: Callable[[int], str]
+    evidence: Callable[[int, int], str]
 
 
 #: Features the meta-classifier may use, by detector. ``nli.*``: the NLI detector;
@@ -246,10 +272,20 @@ class Verifier:
         support_threshold: Threshold rule (``meta=None``): least p(entailment) for
             ``Supported``.
         contradiction_threshold: Threshold rule: least p(contradiction) for ``Contradictory``.
-        top_k_evidence: Evidence sentences scored per claim.
+        top_k_evidence: Evidence sentences scored per claim, of those the verifier ranks
+            itself (:meth:`verify`, and the pairer's ranking given to
+            :meth:`verify_claims`); :meth:`verify_pairs` scores all the evidence it is given.
         min_evidence_score: Least pairing score of an evidence sentence, for the default
             pairer (:class:`~rag.pairing.EvidencePairer`'s ``min_score``; 0: no floor).
             A claim no sentence reaches gets no evidence and is ``Insufficient_Info``.
+
+    Determinism: under the NLI detector's default ``auto`` dtype (bf16 where the hardware
+    runs it natively) a verdict's probabilities and NLI features can differ in about the
+    third decimal with the other pairs of the call and the detector's ``batch_size`` (see
+    :class:`~verifier.nli.NLIDetector`), and so can a status near a threshold. Pass
+    ``NLIDetector(dtype="float32")`` for results that do not depend on batching; the
+    alignment cosines of the default embedding cache likewise keep a text's embedding from
+    the first call that embedded it (see :class:`~rag.pairing.CachedEncoder`).
 
     Example:
         >>> v = Verifier()  # doctest: +SKIP
@@ -393,7 +429,9 @@ class Verifier:
 
         Args:
             draft: The answer to verify; a :class:`Generation` (with token log-probs) also
-                feeds the uncertainty detector.
+                feeds the uncertainty detector. A str is a generation without log-probs:
+                with ``prompt``, an uncertainty detector with a generator scores its claims
+                by teacher forcing, as for a :class:`Generation`.
             evidence: Passages to check against (``Evidence``, ``Passage`` or plain strings),
                 or one of them: a single string is one passage.
             retriever: Instead of ``evidence``: anything with ``retrieve(query, *, top_k)``;
@@ -407,7 +445,7 @@ class Verifier:
         if not isinstance(text, str):
             raise TypeError(f"draft must be a non-empty str or Generation, got "
                             f"{type(draft).__name__} {draft!r:.80}")
-        if not text.strip():
+        if is_blank(text):
             raise ValueError(f"draft must be a non-empty str or Generation, got {draft!r:.80}")
         if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k <= 0:
             raise ValueError(f"top_k must be an int > 0, got {top_k!r}")
@@ -416,6 +454,8 @@ class Verifier:
                 raise TypeError(f"{name} must be a str or None, got {value!r:.80}")
         if (evidence is None) == (retriever is None):
             raise ValueError("give exactly one of evidence= or retriever=")
+        if generation is None and self.uncertainty is not None:
+            generation = Generation(text)  # teacher forcing and sampling need no log-probs
         t: dict[str, float] = {}
         t0 = time.perf_counter()
         claims = self.decomposer.decompose(text)
@@ -431,21 +471,56 @@ class Verifier:
         t0 = time.perf_counter()
         paired = self.pairer.pair(claims, passages)
         t["pair"] = time.perf_counter() - t0
-        verdicts = self.verify_claims(paired, passages=passages, timings=t,
-                                      generation=generation, prompt=prompt)
+        where = "the retrieved passage" if retriever is not None else "evidence"
+
+        def evidence_name(ci: int, j: int) -> str:
+            ev = paired[ci].evidence[j]
+            k = _holder(ev, passages)
+            if k is None:
+                return f"the evidence sentence from {ev.source_id!r}"
+            return f"{where} {passages[k].source_id!r}" if retriever is not None \
+                else f"{where}[{k}]"
+
+        naming = _Naming(lambda ci: f"claim {ci} of the draft", evidence_name)
+        verdicts = self._verify_paired(paired, top_k=self.top_k_evidence, passages=passages,
+                                       timings=t, generation=generation, prompt=prompt,
+                                       naming=naming)
         return Report(text, tuple(verdicts), {k: round(v, 4) for k, v in t.items()})
 
     # ------------------------------------------------------------------ detectors
     def _run_nli(self, keys: list[tuple[str, str]]) -> np.ndarray:
         unique = list(dict.fromkeys(keys))  # sentences of one passage share a premise
-        scored = self.nli.predict(unique) if unique else np.zeros((0, 3), dtype=np.float32)
+        try:
+            scored = self.nli.predict(unique) if unique else np.zeros((0, 3), dtype=np.float32)
+        except PairInputError as exc:  # index ``keys``, not the de-duplicated pairs
+            raise PairInputError(str(exc), index=keys.index(unique[exc.index]), part=exc.part,
+                                 reason=exc.reason) from None
         index = {k: i for i, k in enumerate(unique)}
         return scored[[index[k] for k in keys]] if keys else scored
+
+    def _run_nli_named(self, keys: list[tuple[str, str]], owners: Sequence[int],
+                       units: list[tuple[int, Evidence]], paired: Sequence[ClaimEvidence],
+                       naming: _Naming) -> np.ndarray:
+        """:meth:`_run_nli`; a pair the model cannot read is an error naming the caller's input.
+
+        ``owners[k]``: the unit ``keys[k]`` was made from.
+        """
+        try:
+            return self._run_nli(keys)
+        except PairInputError as exc:
+            ci, ev = units[owners[exc.index]]
+            premise, claim = keys[exc.index]
+            if exc.part == "hypothesis":
+                name, value = naming.claim(ci), claim
+            else:
+                name, value = naming.evidence(ci, paired[ci].evidence.index(ev)), premise
+            raise ValueError(f"{name} {value!r:.80} cannot be scored: its NLI pair has "
+                             f"{exc.reason}") from exc
 
     def _run_alignment(self, paired: Sequence[ClaimEvidence]) -> list[dict[str, float]]:
         from mitigation.checks import run_checks
 
-        evs = [list(ce.evidence[: self.top_k_evidence]) for ce in paired]
+        evs = [list(ce.evidence) for ce in paired]
         rows: list[dict[str, float]]
         if self.alignment is not None:
             rows = self.alignment.features([ce.claim.text for ce in paired], evs)
@@ -475,6 +550,9 @@ class Verifier:
                       prompt: str | None = None) -> list[ClaimVerdict]:
         """Verdicts for claims already paired with their evidence sentences (best first).
 
+        Each claim's first ``top_k_evidence`` evidence sentences are scored (a pairer's
+        ranking, best first); :meth:`verify_pairs` scores all of them.
+
         Args:
             paired: Claims with their evidence sentences.
             passages: The passages the sentences were taken from. When given, the NLI model
@@ -485,11 +563,31 @@ class Verifier:
             generation: The draft with token log-probs, for the uncertainty detector.
             prompt: The prompt that produced it.
         """
-        units = [(ci, ev) for ci, ce in enumerate(paired)
-                 for ev in ce.evidence[: self.top_k_evidence]]
+        def evidence_name(ci: int, j: int) -> str:
+            k = None if passages is None else _holder(paired[ci].evidence[j], passages)
+            return f"paired[{ci}].evidence[{j}]" if k is None else f"passages[{k}]"
+
+        return self._verify_paired(paired, top_k=self.top_k_evidence, passages=passages,
+                                   timings=timings, generation=generation, prompt=prompt,
+                                   naming=_Naming(lambda ci: f"paired[{ci}].claim",
+                                                  evidence_name))
+
+    def _verify_paired(self, paired: Sequence[ClaimEvidence], *, top_k: int | None,
+                       naming: _Naming, passages: Sequence[Evidence] | None = None,
+                       timings: dict[str, float] | None = None,
+                       generation: Generation | None = None,
+                       prompt: str | None = None) -> list[ClaimVerdict]:
+        """:meth:`verify_claims` of each claim's first ``top_k`` evidence (``None``: all).
+
+        ``naming``: how an input the NLI model cannot read is named in the error.
+        """
+        if top_k is not None:
+            paired = [ce if len(ce.evidence) <= top_k else
+                      ClaimEvidence(ce.claim, ce.evidence[:top_k]) for ce in paired]
+        units = [(ci, ev) for ci, ce in enumerate(paired) for ev in ce.evidence]
         keys = [(_context(ev, passages), paired[ci].claim.text) for ci, ev in units]
         tasks: dict[str, Callable[[], Any]] = {
-            "nli": lambda: self._run_nli(keys),
+            "nli": lambda: self._run_nli_named(keys, range(len(keys)), units, paired, naming),
             "alignment": lambda: self._run_alignment(paired),
             "uncertainty": lambda: self._run_uncertainty(paired, generation, prompt),
         }
@@ -514,7 +612,7 @@ class Verifier:
         spent["detectors"] = time.perf_counter() - t0
         probs: np.ndarray = results["nli"]
         t0 = time.perf_counter()
-        alone = self._sentences_alone(paired, units, keys)
+        alone = self._sentences_alone(paired, units, keys, naming)
         spent["nli"] += time.perf_counter() - t0
         features = self._features(paired, units, probs, results["alignment"],
                                   results["uncertainty"])
@@ -526,8 +624,8 @@ class Verifier:
         return verdicts
 
     def _sentences_alone(self, paired: Sequence[ClaimEvidence],
-                         units: list[tuple[int, Evidence]], keys: list[tuple[str, str]]
-                         ) -> dict[int, tuple[str, float]]:
+                         units: list[tuple[int, Evidence]], keys: list[tuple[str, str]],
+                         naming: _Naming) -> dict[int, tuple[str, float]]:
         """Which of a claim's sentences from one passage to cite.
 
         Sentences read inside the same passage get the same NLI row, so the row cannot say
@@ -542,7 +640,8 @@ class Verifier:
         tied = [k for g in groups.values() if len(g) > 1 for k in g]
         if not tied:
             return {}
-        scores = self._run_nli([(units[k][1].content, keys[k][1]) for k in tied])
+        scores = self._run_nli_named([(units[k][1].content, keys[k][1]) for k in tied], tied,
+                                     units, paired, naming)
         return {k: (keys[k][0], float(scores[j, 0])) for j, k in enumerate(tied)}
 
     def _features(self, paired: Sequence[ClaimEvidence], units: list[tuple[int, Evidence]],
@@ -633,7 +732,17 @@ class Verifier:
                      ) -> list[ClaimVerdict]:
         """Verdicts for pre-paired input: ``claims[i]`` against ``evidences[i]``.
 
-        ``evidences[i]`` is one evidence text (or ``Evidence``) or a list of them.
+        ``evidences[i]`` is one evidence text (or ``Evidence``) or a list of them. The
+        caller's pairing is authoritative: every evidence text given for a claim is scored,
+        however many (``top_k_evidence`` caps only the evidence the verifier ranks itself),
+        and a claim is supported when any of them supports it (see :func:`best_unit`).
+
+        Raises:
+            TypeError, ValueError: A claim or evidence text that is not a non-empty str (or
+                ``Claim`` / ``Evidence`` / ``Passage``), that shows nothing (only whitespace
+                or invisible characters), or that the NLI model cannot read (a claim too
+                long for its window): the message names ``claims[i]`` or
+                ``evidences[i][j]`` and the value.
         """
         for name, value in (("claims", claims), ("evidences", evidences)):
             if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
@@ -644,9 +753,9 @@ class Verifier:
                              f"{len(evidences)}")
         paired = []
         for i, (c, e) in enumerate(zip(claims, evidences, strict=True)):
-            if isinstance(c, Claim):
+            if isinstance(c, Claim) and not is_blank(c.text):
                 claim = c
-            elif isinstance(c, str) and c.strip():
+            elif isinstance(c, str) and not is_blank(c):
                 claim = Claim(c)
             else:
                 raise TypeError(f"claims[{i}] must be a non-empty str or a Claim, got {c!r:.80}")
@@ -658,4 +767,8 @@ class Verifier:
             if not evs:
                 raise ValueError(f"evidences[{i}] is empty")
             paired.append(ClaimEvidence(claim, tuple(evs)))
-        return self.verify_claims(paired)
+        one = [isinstance(e, (str, Evidence, Passage)) or not isinstance(e, Sequence)
+               for e in evidences]
+        naming = _Naming(lambda ci: f"claims[{ci}]",
+                         lambda ci, j: f"evidences[{ci}]" if one[ci] else f"evidences[{ci}][{j}]")
+        return self._verify_paired(paired, top_k=None, naming=naming)
