@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -653,7 +654,8 @@ def test_batch_csv_blank_lines_before_the_header(tmp_path) -> None:
     assert rows[2].record == {"id": "1", "claim": "c", "evidence": "e", "label": "SUPPORTS"}
 
 
-def test_batch_csv_stray_quote_gives_one_error_per_line_not_a_merged_row(tmp_path) -> None:
+def test_batch_csv_stray_quote_gives_one_error_per_line_not_a_merged_row(tmp_path,
+                                                                         caplog) -> None:
     import csv
 
     src = tmp_path / "in.csv"
@@ -667,10 +669,21 @@ def test_batch_csv_stray_quote_gives_one_error_per_line_not_a_merged_row(tmp_pat
                                                           (5, False)]
     assert all("a quote opened on line 2 ran to line 4" in r.error for r in rows[:3])
     assert rows[1].raw == "2,london is in germany,london is in england,REFUTES"
-    # the quote closes before a comma: csv parses a row of the header's width, yet each
-    # line it joined is a row by itself
+    # a quote closed on a later line, csv's record has the wrong number of fields, and each
+    # line it joined has the header's: one error per line
+    src.write_text('id,claim,evidence,label\n1,"abc,def,ghi\nx",y,z,REFUTES\n3,ok,ok,REFUTES\n')
+    rows = list(read_rows(src))
+    assert [(r.line, r.record is None) for r in rows] == [(2, True), (3, True), (4, False)]
+    assert "a quote opened on line 2 ran to line 3" in rows[0].error
+    # the quote closes before a comma and csv parses a row of the header's width: that is what
+    # csv.writer writes for the field "abc,def,SUPPORTS\n2,x", so it is one row, as csv and
+    # pandas read it (a warning says that each line would be a row too)
     src.write_text('id,claim,evidence,label\n1,"abc,def,SUPPORTS\n2,x",y,REFUTES\n')
-    assert [(r.line, r.record) for r in read_rows(src)] == [(2, None), (3, None)]
+    with caplog.at_level("WARNING", logger="verifier.batch"):
+        assert [(r.line, r.record) for r in read_rows(src)] == [
+            (2, {"id": "1", "claim": "abc,def,SUPPORTS\n2,x", "evidence": "y",
+                 "label": "REFUTES"})]
+    assert "lines 2-3 are read as one row" in caplog.text
     # a field csv quoted over two lines is one row, as written
     with src.open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
@@ -717,6 +730,10 @@ def test_batch_resume_refusal_names_what_changed_and_bad_state(tmp_path) -> None
     (tmp_path / "o" / "state.json").write_text("")
     with pytest.raises(ValueError, match=r"state.json' cannot be read \(Expecting value"):
         run_eval(EvalConfig([src], tmp_path / "o", plots=False), scorer=_fake_scorer)
+    (tmp_path / "o" / "state.json").write_text(json.dumps({"version": 1}))
+    with pytest.raises(ValueError, match=r"holds a run of state version 1, this version "
+                                         r"writes 2: it cannot be resumed"):
+        run_eval(EvalConfig([src], tmp_path / "o", plots=False), scorer=_fake_scorer)
 
 
 def test_batch_utf16_input_is_refused_and_invisible_claims_are_errors(tmp_path) -> None:
@@ -735,3 +752,172 @@ def test_batch_utf16_input_is_refused_and_invisible_claims_are_errors(tmp_path) 
     assert reasons[0].startswith("empty claim in field 'claim'")
     assert reasons[1].startswith("empty claim in field 'claim'")
     assert reasons[2].startswith("empty evidence in field 'evidence'")
+
+
+def test_batch_csv_multiline_quoted_field_with_commas_is_one_row(tmp_path) -> None:
+    import csv
+
+    src = tmp_path / "in.csv"
+    with src.open("w", newline="", encoding="utf-8") as fh:  # as csv and pandas write it
+        w = csv.writer(fh)
+        w.writerow(["claim", "evidence", "label"])
+        # each line of the quoted field has the header's number of commas
+        w.writerow(["Paris is big", "Paris, the capital.\nIt has 2 million, people", "SUPPORTS"])
+        w.writerow(["Berlin is small", "Berlin is big", "REFUTES"])
+    rows = list(read_rows(src))
+    assert [(r.line, r.error) for r in rows] == [(2, None), (4, None)]
+    assert rows[0].record["evidence"] == "Paris, the capital.\nIt has 2 million, people"
+    m = run_eval(EvalConfig([src], tmp_path / "o", scheme="supports-refutes", plots=False),
+                 scorer=_fake_scorer)
+    assert (m["n"], m["n_errors"]) == (2, 0)
+
+
+def test_batch_ids_missing_empty_or_repeated_are_error_records(tmp_path) -> None:
+    src = tmp_path / "in.jsonl"
+    rows = [{**GOOD[0], "uid": "a"}, {**GOOD[1]}, {**GOOD[2], "uid": ""},
+            {**GOOD[0], "uid": "b"}, {**GOOD[1], "uid": "a"}, {**GOOD[2], "uid": "c"}]
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    def run(out: str, **kw):
+        m = run_eval(EvalConfig([src], tmp_path / out, fields=FieldMap(id="uid"), plots=False,
+                                **kw), scorer=_fake_scorer)
+        return m, _lines(tmp_path / out / "predictions.jsonl"), _lines(
+            tmp_path / out / "errors.jsonl")
+
+    m, preds, errs = run("o")
+    assert [(p["id"], p["line"]) for p in preds] == [("a", 1), ("b", 4), ("c", 6)]
+    assert [(e["line"], e["reason"]) for e in errs] == [
+        (2, "missing id field 'uid' (--id-field, FieldMap.id): every row needs an id"),
+        (3, "empty id in field 'uid'"),
+        (5, f"duplicate id 'a' (id field 'uid'): the row on {src}:1 has it already")]
+    assert (m["n"], m["n_errors"]) == (3, 3)
+    # stopped after its first three rows and resumed, the run still finds that row 5 repeats
+    # row 1's id: the same bytes as a run in one go
+    calls: list[int] = []
+
+    def crashing(pairs):
+        calls.append(len(pairs))
+        if len(calls) == 2:  # row 4, after rows 1-3 are committed
+            raise RuntimeError("killed")
+        return _fake_scorer(pairs)
+
+    with pytest.raises(RuntimeError, match="killed"):
+        run_eval(EvalConfig([src], tmp_path / "r", fields=FieldMap(id="uid"), chunk_rows=1,
+                            plots=False), scorer=crashing)
+    assert json.loads((tmp_path / "r" / "state.json").read_text())["rows_done"] == 3
+    run_eval(EvalConfig([src], tmp_path / "r", fields=FieldMap(id="uid"), chunk_rows=1,
+                        plots=False), scorer=_fake_scorer)
+    run("c", chunk_rows=1)
+    for name in ("predictions.jsonl", "errors.jsonl"):
+        assert (tmp_path / "r" / name).read_bytes() == (tmp_path / "c" / name).read_bytes()
+    # an empty id cell is an error with the default id field too
+    csv_src = tmp_path / "ids.csv"
+    csv_src.write_text("id,claim,evidence,label\n,c,e,SUPPORTS\n7,a,b,SUPPORTS\n7,c,d,REFUTES\n")
+    run_eval(EvalConfig([csv_src], tmp_path / "d", scheme="supports-refutes", plots=False),
+             scorer=_fake_scorer)
+    assert [p["id"] for p in _lines(tmp_path / "d/predictions.jsonl")] == ["7"]
+    assert [(e["line"], e["reason"]) for e in _lines(tmp_path / "d/errors.jsonl")] == [
+        (2, "empty id in field 'id'"),
+        (4, f"duplicate id '7' (id field 'id'): the row on {csv_src}:3 has it already")]
+
+
+def test_batch_fallback_ids_of_inputs_sharing_a_base_name_use_their_paths(tmp_path) -> None:
+    paths = []
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        paths.append(tmp_path / folder / "x.jsonl")
+        paths[-1].write_text("".join(json.dumps({k: v for k, v in g.items() if k != "id"})
+                                     + "\n" for g in GOOD[:2]))
+    (tmp_path / "y.jsonl").write_text(json.dumps(GOOD[2] | {"id": None}) + "\n")
+    m = run_eval(EvalConfig([*paths, tmp_path / "y.jsonl"], tmp_path / "o", plots=False),
+                 scorer=_fake_scorer)
+    assert m["n_errors"] == 0
+    assert [p["id"] for p in _lines(tmp_path / "o/predictions.jsonl")] == [
+        f"{paths[0]}:1", f"{paths[0]}:2", f"{paths[1]}:1", f"{paths[1]}:2", "y.jsonl:1"]
+
+
+def test_batch_scorer_rows_that_are_not_probabilities_are_error_records(tmp_path) -> None:
+    from verifier.errors import ConfigurationError
+
+    src = tmp_path / "in.jsonl"
+    rows = [{**GOOD[i % 3], "id": str(i), "claim": f"claim {i} ."} for i in range(8)]
+    rows[2]["claim"], rows[5]["claim"], rows[6]["claim"] = "NAN", "BIG", "SUM"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    def scorer(pairs):
+        out = _fake_scorer(pairs)
+        for k, (_, h) in enumerate(pairs):
+            out[k] = {"NAN": [np.nan, 0.5, 0.5], "BIG": [1.5, -0.25, -0.25],
+                      "SUM": [0.5, 0.5, 0.5]}.get(h, out[k])
+        return out
+
+    m = run_eval(EvalConfig([src], tmp_path / "o", plots=False), scorer=scorer)
+    text = (tmp_path / "o/predictions.jsonl").read_text()
+    assert "NaN" not in text  # every line is valid JSON
+    errs = _lines(tmp_path / "o/errors.jsonl")
+    assert [e["line"] for e in errs] == [3, 6, 7]
+    assert errs[0]["reason"] == ("cannot score: the scorer returned the probabilities "
+                                 "[nan, 0.5, 0.5] for the pair: a value that is not finite")
+    assert "a value outside [0, 1]" in errs[1]["reason"]
+    assert "a sum of 1.5, not 1" in errs[2]["reason"]
+    assert (m["n"], m["n_errors"]) == (5, 3) and "accuracy" in m
+    # a wrong shape is the scorer's bug, not a bad pair: it stops the run
+    with pytest.raises(ConfigurationError, match=r"an \(n, 3\) array .* for n = 8 pairs, got "
+                                                 r"shape \(8, 2\)"):
+        run_eval(EvalConfig([src], tmp_path / "w", plots=False),
+                 scorer=lambda pairs: np.full((len(pairs), 2), 0.5))
+
+
+def test_stored_threshold_sections_that_are_not_objects_are_errors(tmp_path, capsys) -> None:
+    from verifier.cli import main
+
+    for key, value in (("schemes", []), ("presets", "frank"), ("schemes", None)):
+        folder = _thresholds_file(tmp_path / f"{key}-{value}", **{key: value})
+        with pytest.raises(ValueError, match=rf"thresholds.json': {key} must be a JSON object, "
+                                             rf"got an? (array|string|null)"):
+            stored_threshold(str(folder), "supported-not", "frank")
+    folder = _thresholds_file(tmp_path / "entry", schemes={"supported-not": 0.3})
+    with pytest.raises(ValueError, match="schemes.supported-not must be a JSON object, got a "
+                                         "number"):
+        stored_threshold(str(folder), "supported-not")
+    folder = _thresholds_file(tmp_path / "sets",
+                              schemes={"supported-not": {"threshold": 0.3, "sets": "frank"}})
+    with pytest.raises(ValueError, match="schemes.supported-not.sets must be a list"):
+        stored_threshold(str(folder), "supported-not")
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps(GOOD[0]) + "\n")
+    assert main(["eval", str(src), "--output-dir", str(tmp_path / "o"), "--scheme",
+                 "supported-not", "--model", str(tmp_path / "schemes-[]"), "--no-plots"]) == 2
+    assert "thresholds.json': schemes must be a JSON object, got an array" in \
+        capsys.readouterr().err
+
+
+def test_batch_jsonl_with_cr_line_endings_is_read_line_by_line(tmp_path) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_bytes(b"\r".join(json.dumps(g).encode() for g in GOOD) + b"\r\r"
+                    + json.dumps(GOOD[0] | {"id": "d"}).encode() + b"\r\n{bad\n")
+    rows = list(read_rows(src))
+    assert [(r.line, r.error) for r in rows[:5]] == [(1, None), (2, None), (3, None),
+                                                     (4, "empty line"), (5, None)]
+    assert rows[5].line == 6 and rows[5].error.startswith("bad JSON")
+    assert [r.record["id"] for r in rows if r.record] == ["a", "b", "c", "d"]
+
+
+def test_batch_3class_refuses_two_class_synonyms_as_ambiguous(tmp_path) -> None:
+    from verifier.batch import gold_for_scheme
+
+    for raw in (1, 0, "1", "true", True, "Yes", "no", "false"):
+        with pytest.raises(ValueError, match=rf"label {re.escape(repr(raw))} is ambiguous in "
+                                             r"scheme '3class'"):
+            gold_for_scheme(raw, "3class")
+    assert gold_for_scheme("e", "3class") == "SUPPORTS"
+    assert gold_for_scheme(1, "supported-not") == "SUPPORTS"  # 2-class schemes keep them
+    assert gold_for_scheme("0", "supported-not") == "NOT_SUPPORTED"
+    src = tmp_path / "nli.jsonl"  # integer-labelled NLI data: 0 entailment, 1 neutral
+    src.write_text("".join(json.dumps({**GOOD[0], "id": str(i), "label": i}) + "\n"
+                           for i in range(3)))
+    with pytest.raises(ValueError, match="no input row could be used"):
+        run_eval(EvalConfig([src], tmp_path / "o", plots=False), scorer=_fake_scorer)
+    assert [e["reason"][:40] for e in _lines(tmp_path / "o/errors.jsonl")] == [
+        "label 0 is ambiguous in scheme '3class' ", "label 1 is ambiguous in scheme '3class' ",
+        "unknown label 2"]

@@ -85,7 +85,8 @@ def test_preset_file_errors_name_the_file_and_line(tmp_path) -> None:
     rows = [json.loads(line) for line in good]
     del rows[3]["label"]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    with pytest.raises(ValueError, match="preset 'fever': a row .* lacks the field 'label'"):
+    with pytest.raises(ValueError, match=rf"preset 'fever': {re.escape(str(path))}:4: the row "
+                                         r"lacks the field 'label'"):
         load_preset("fever", root=root)
 
 
@@ -265,7 +266,7 @@ def test_preset_reports_a_bad_value_as_such_not_as_a_missing_field(tmp_path) -> 
     assert ex.evidence_text == "Is water wet? Yes."
     # an unknown label is named as a label (with its row), not as a missing field
     path.write_text(json.dumps([{**row, "label": "Mostly True"}]))
-    with pytest.raises(ValueError, match=r"preset 'averitec', example 0 \(.*\): unknown label "
+    with pytest.raises(ValueError, match=r"preset 'averitec': .*dev.json item 1: unknown label "
                                          r"'Mostly True'"):
         load_preset("averitec", root=tmp_path)
     # a nested row's missing field is one
@@ -280,3 +281,117 @@ def test_averitec_conflicting_label_is_not_enough_info() -> None:
     # the loader and the batch preset read AVeriTeC's fourth label alike (it was an error row
     # in `verifier eval --preset averitec`)
     assert normalise_label("Conflicting Evidence/Cherrypicking") == NEI
+
+
+def _frank_root(tmp_path: Path, rows: list) -> Path:
+    """A data root with a FRANK file of ``rows`` (dicts are JSON lines, bytes written as is)."""
+    (tmp_path / "frank").mkdir(parents=True)
+    lines = [r if isinstance(r, bytes) else json.dumps(r).encode() for r in rows]
+    (tmp_path / "frank" / "frank_doc_summary_label.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    return tmp_path
+
+
+def _frank_row(i: int, **kw: object) -> dict:
+    return {"id": f"r{i}", "summary": "the cat is red .", "document": "a man and a dog .",
+            "label": 1, "split": "test", "dataset": "x", **kw}
+
+
+def test_preset_labels_and_splits_outside_their_tables_are_errors(tmp_path) -> None:
+    from verifier.datasets import NOT_SUPPORTED, SUPPORTS
+
+    root = _frank_root(tmp_path / "f", [_frank_row(0), _frank_row(1, label=0, split="val")])
+    assert [(e.label, e.split) for e in load_preset("frank", root=root)] == [
+        (SUPPORTS, "eval"), (NOT_SUPPORTED, "train")]
+    path = root / "frank" / "frank_doc_summary_label.jsonl"
+    for bad, match in (({"label": 1.9}, r"field 'label' must be one of \[0, 1\] \(an integer\), "
+                                        r"got 1.9"),
+                       ({"label": 2}, r"field 'label' must be one of \[0, 1\], got 2"),
+                       ({"label": "1"}, r"field 'label' must be one of \[0, 1\] \(an "
+                                        r"integer\), got '1'"),
+                       ({"label": True}, r"field 'label' must be one of \[0, 1\] \(an "
+                                         r"integer\), got True"),
+                       ({"split": "Test"}, r"field 'split' must be one of \['test', 'val'\], "
+                                           r"got 'Test'")):
+        path.write_text(json.dumps(_frank_row(0)) + "\n" + json.dumps(_frank_row(1, **bad)) + "\n")
+        with pytest.raises(ValueError, match=rf"preset 'frank': {re.escape(str(path))}:2: {match}"):
+            load_preset("frank", root=root)
+    # SummEdits: the same tables, its own split names
+    (tmp_path / "s" / "summedits").mkdir(parents=True)
+    summ = tmp_path / "s" / "summedits" / "summedits_news.json"
+    row = {"id": "n0", "summary": "s", "doc": "d", "label": 0, "split": "evaluation"}
+    summ.write_text(json.dumps([row, {**row, "id": "n1", "label": 1, "split": "test"}]))
+    assert [(e.label, e.split) for e in load_preset("summedits", root=tmp_path / "s")] == [
+        (NOT_SUPPORTED, "train"), (SUPPORTS, "eval")]
+    summ.write_text(json.dumps([row, {**row, "split": "validation"}]))
+    with pytest.raises(ValueError, match=r"summedits_news.json item 2: field 'split' must be one "
+                                         r"of \['evaluation', 'test'\], got 'validation'"):
+        load_preset("summedits", root=tmp_path / "s")
+    # WiCE: its three labels as the data spells them; "Supported" is not read as not supported
+    (tmp_path / "w" / "wice-dev").mkdir(parents=True)
+    wice = tmp_path / "w" / "wice-dev" / "entailment_retrieval_claim_dev.jsonl"
+    labels = ["supported", "partially_supported", "not_supported"]
+    wice.write_text("".join(json.dumps({"claim": "c", "evidence": ["e"], "label": lab}) + "\n"
+                            for lab in labels))
+    assert [e.label for e in load_preset("wice", root=tmp_path / "w")] == [
+        SUPPORTS, NOT_SUPPORTED, NOT_SUPPORTED]
+    wice.write_text(json.dumps({"claim": "c", "evidence": ["e"], "label": "Supported"}) + "\n")
+    with pytest.raises(ValueError, match=r"entailment_retrieval_claim_dev.jsonl:1: field 'label' "
+                                         r"must be one of .*, got 'Supported'"):
+        load_preset("wice", root=tmp_path / "w")
+    # SciFact: entailment / not_entailment only
+    (tmp_path / "sf" / "scifact").mkdir(parents=True)
+    for name in ("train", "dev"):
+        (tmp_path / "sf" / "scifact" / f"{name}.tsv").write_text(
+            "index\tsentence1\tsentence2\tentailment\n0\tev\tcl\tnot_entailment\n"
+            + ("1\tev\tcl\tENTAILMENT\n" if name == "dev" else ""))
+    with pytest.raises(ValueError, match=r"dev.tsv:3: field 'entailment' must be one of "
+                                         r"\['entailment', 'not_entailment'\], got 'ENTAILMENT'"):
+        load_preset("scifact", root=tmp_path / "sf")
+
+
+def test_preset_rows_that_cannot_be_read_name_their_file_and_line(tmp_path) -> None:
+    from verifier.datasets import load_preset_rows
+
+    root = _frank_root(tmp_path, [_frank_row(0), b"", b"{oops",
+                                  b'{"id": "r3", "summary": "caf\xe9"}',
+                                  _frank_row(4, split="val", label=7), _frank_row(5)])
+    path = str(root / "frank" / "frank_doc_summary_label.jsonl")
+    with pytest.raises(ValueError, match=rf"preset 'frank': {re.escape(path)}:2: empty line"):
+        load_preset("frank", root=root)
+    rows = load_preset_rows("frank", root=root)
+    assert [(r.source, r.line, r.split, r.error and r.error[:24]) for r in rows] == [
+        (path, 1, "eval", None), (path, 2, None, "empty line"),
+        (path, 3, None, "bad JSON: Expecting prop"), (path, 4, None, "not UTF-8: byte 0xe9 on "),
+        (path, 5, "train", "field 'label' must be on"), (path, 6, "eval", None)]
+    assert rows[3].error == "not UTF-8: byte 0xe9 on line 4"
+    # one split: the rows of the other split are left out, those of no known split kept
+    assert [r.line for r in load_preset_rows("frank", "eval", root=root)] == [1, 2, 3, 4, 6]
+
+
+def test_cli_eval_preset_rows_the_loader_cannot_use_are_error_records(
+        tmp_path, tiny_nli_model, monkeypatch, capsys) -> None:
+    root = _frank_root(tmp_path / "data", [
+        _frank_row(0), b"", b"{oops", b'{"id": "r3", "summary": "caf\xe9"}',
+        _frank_row(4, label=1.9), _frank_row(5, label=0), _frank_row(6, split="val")])
+    monkeypatch.setenv("NLI_VERIFIER_DATA", str(root))
+    path = str(root / "frank" / "frank_doc_summary_label.jsonl")
+    common = ["--model", str(tiny_nli_model), "--device", "cpu", "--progress", "off",
+              "--no-plots"]
+    assert main(["eval", "--preset", "frank", "--output-dir", str(tmp_path / "o"), *common]) == 0
+    assert json.loads(capsys.readouterr().out)["n"] == 2
+    preds = [json.loads(x) for x in (tmp_path / "o/predictions.jsonl").read_text().splitlines()]
+    errs = [json.loads(x) for x in (tmp_path / "o/errors.jsonl").read_text().splitlines()]
+    assert [(p["id"], p["source"], p["line"]) for p in preds] == [("r0", path, 1),
+                                                                    ("r5", path, 6)]
+    assert [(e["source"], e["line"], e["reason"][:20]) for e in errs] == [
+        (path, 2, "empty line"), (path, 3, "bad JSON: Expecting "),
+        (path, 4, "not UTF-8: byte 0xe9"), (path, 5, "field 'label' must b")]
+    assert errs[1]["raw"] == "{oops"
+    # --split all: the train row too; resumed, the same outputs
+    before = (tmp_path / "o/errors.jsonl").read_bytes()
+    assert main(["eval", "--preset", "frank", "--output-dir", str(tmp_path / "o"), *common]) == 0
+    assert (tmp_path / "o/errors.jsonl").read_bytes() == before
+    capsys.readouterr()
+    assert main(["eval", "--preset", "frank", "--split", "all", "--output-dir",
+                 str(tmp_path / "all"), *common]) == 0
+    assert json.loads(capsys.readouterr().out)["n"] == 3

@@ -45,15 +45,18 @@ from verifier.datasets import (
     SUPPORTS,
     Split,
     data_root,
-    load_preset,
+    load_preset_rows,
     normalise_label,
 )
+from verifier.errors import ConfigurationError
 
 logger = logging.getLogger(__name__)
 
 Scheme = Literal["3class", "supports-refutes", "supported-not"]
 SCHEMES: tuple[str, ...] = ("3class", "supports-refutes", "supported-not")
-STATE_VERSION = 1
+#: Version of ``state.json``: a folder written by another version is not resumed (2: ids
+#: are checked row by row, so the same inputs may give other outputs than under 1).
+STATE_VERSION = 2
 
 
 class PairScorer(Protocol):
@@ -129,8 +132,13 @@ CLASSES: dict[str, tuple[str, ...]] = {
 
 
 def gold_for_scheme(raw_label: Any, scheme: Scheme) -> str:
-    """Map a raw label to the scheme's classes; raise ``ValueError`` naming it if impossible."""
-    lab = normalise_label(raw_label)
+    """Map a raw label to the scheme's classes; raise ``ValueError`` naming it if impossible.
+
+    In ``3class``, the two-class synonyms (0/1, true/false, yes/no) are ambiguous, hence
+    refused (:func:`verifier.datasets.normalise_label`): integer-labelled NLI data has 1 for
+    neutral.
+    """
+    lab = normalise_label(raw_label, three_class=scheme == "3class")
     if scheme == "3class":
         if lab == NOT_SUPPORTED:
             raise ValueError(f"label {raw_label!r} is 2-class; use --scheme supported-not")
@@ -185,7 +193,9 @@ def stored_threshold(model: str | None, scheme: Scheme, preset: str | None = Non
         ``(cut, source)``, or ``None`` when there is no file or no cut for the scheme.
 
     Raises:
-        ValueError: The file exists but is not a thresholds file, or holds a bad cut.
+        ValueError: The file exists but is not a thresholds file, holds a bad cut, or a
+            ``schemes`` / ``presets`` section (or an entry of one) that is not a JSON object;
+            the message names the file and the key.
     """
     from verifier.embedded import embedded_model_dir
 
@@ -200,16 +210,38 @@ def stored_threshold(model: str | None, scheme: Scheme, preset: str | None = Non
     if not isinstance(doc, dict) or doc.get("format") != THRESHOLDS_FORMAT:
         raise ValueError(f"{str(path)!r} is not a thresholds file (format "
                          f"{doc.get('format') if isinstance(doc, dict) else None!r})")
-    own = (doc.get("presets") or {}).get(preset) if preset else None
-    if isinstance(own, dict) and own.get("scheme") == scheme:
+    presets, schemes = _json_object(doc, "presets", path), _json_object(doc, "schemes", path)
+    own = _json_object(presets, preset, path, "presets.") if preset else None
+    if own is not None and own.get("scheme") == scheme:
         return (_check_threshold(own.get("threshold"), f"{path}: presets.{preset}.threshold"),
                 f"{THRESHOLDS_FILE}: preset {preset} (tuned on its train split)")
-    entry = (doc.get("schemes") or {}).get(scheme)
-    if not isinstance(entry, dict):
+    entry = _json_object(schemes, scheme, path, "schemes.")
+    if entry is None:
         return None
-    return (_check_threshold(entry.get("threshold"), f"{path}: schemes.{scheme}.threshold"),
-            f"{THRESHOLDS_FILE}: scheme {scheme} (tuned on train splits of "
-            f"{', '.join(entry.get('sets', []))})")
+    cut = _check_threshold(entry.get("threshold"), f"{path}: schemes.{scheme}.threshold")
+    sets = entry.get("sets", [])
+    if not isinstance(sets, list) or not all(isinstance(x, str) for x in sets):
+        raise ValueError(f"{str(path)!r}: schemes.{scheme}.sets must be a list of preset "
+                         f"names, got {_a_json_type(sets)} ({_short(sets)})")
+    return (cut, f"{THRESHOLDS_FILE}: scheme {scheme} (tuned on train splits of "
+                 f"{', '.join(sets)})")
+
+
+def _json_object(doc: dict[str, Any] | None, key: str, path: Path, prefix: str = ""
+                 ) -> dict[str, Any] | None:
+    """``doc[key]``, which must be a JSON object when there; ``None`` when absent.
+
+    Raises:
+        ValueError: ``doc[key]`` is not an object; the message names the file and the key
+            (``prefix + key``).
+    """
+    if doc is None or key not in doc:
+        return None
+    value = doc[key]
+    if not isinstance(value, dict):
+        raise ValueError(f"{str(path)!r}: {prefix}{key} must be a JSON object, got "
+                         f"{_a_json_type(value)} ({_short(value)})")
+    return value
 
 
 def decide(probs: np.ndarray, scheme: Scheme, threshold: float | None = None) -> list[str]:
@@ -258,7 +290,6 @@ def _detect_format(path: Path) -> str:
     )
 
 
-_BOM = b"\xef\xbb\xbf"
 #: The code points ``surrogateescape`` keeps an undecodable byte as (U+DC80 to U+DCFF).
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
@@ -398,8 +429,11 @@ def _check_not_utf16(path: Path) -> None:
 def _lines_are_rows(lines: list[str], header: list[str] | None) -> bool:
     """Whether each line of a CSV record that ran over several lines is a row by itself.
 
-    A row by itself: the header's number of fields, quotes read as text. Then the record's
-    opening quote was a stray one.
+    A row by itself: the header's number of fields, quotes read as text. Asked only of a
+    record csv could not parse into the header's number of fields: then the record's opening
+    quote was a stray one. (A record csv parses into the header's width is one row, as csv
+    and pandas read it, even when its lines also count as rows: a multi-line field's lines
+    may hold commas.)
     """
     if header is None:
         return False
@@ -424,9 +458,11 @@ def _read_delimited(path: Path, fmt: str) -> Iterator[RawRow]:
     line, quotes kept, as a plain tab-separated file means it. (A field that is a quoted text
     and nothing else, ``"Hello"``, is read as ``Hello``.)
 
-    CSV quoting must be the ``csv`` module's: a record that cannot be parsed, or whose quoted
-    field ran over lines that are each a whole row (a stray opening quote), gives one error
-    row per line.
+    CSV quoting must be the ``csv`` module's: a record that cannot be parsed, or that has
+    the wrong number of fields because a quoted field ran over lines that are each a whole
+    row (a stray opening quote), gives one error row per line. A record that parses into
+    the header's number of fields is one row, as csv and pandas read it (logged as a warning
+    when its lines would each be a row too).
     """
     src = str(path)
     delim = "," if fmt == "csv" else "\t"
@@ -469,8 +505,10 @@ def _read_delimited(path: Path, fmt: str) -> Iterator[RawRow]:
                         text = line.rstrip("\r\n")
                         yield start + k, text, text.split("\t") if text else [], None
                     continue
+                wrong_width = header is not None and len(values) != len(header)
                 if fmt == "csv" and len(lines) > 1 and (
-                        parse_error is not None or _lines_are_rows(lines, header)):
+                        parse_error is not None or (wrong_width
+                                                    and _lines_are_rows(lines, header))):
                     # a stray quote joined lines into one record: each line is an error of
                     # its own (rows are not guessed at, nor glued together)
                     why = parse_error or "a quoted field ran over lines that are each a row"
@@ -479,6 +517,11 @@ def _read_delimited(path: Path, fmt: str) -> Iterator[RawRow]:
                                f"{why} (a quote opened on line {start} ran to line "
                                f"{start + len(lines) - 1}: a stray quote?)")
                     continue
+                if fmt == "csv" and len(lines) > 1 and _lines_are_rows(lines, header):
+                    logger.warning("input %s: lines %d-%d are read as one row (a quoted field "
+                                   "over several lines, as csv and pandas read it); each "
+                                   "line also has the header's number of commas: if a quote "
+                                   "is stray, mend it", src, start, start + len(lines) - 1)
                 yield start, "".join(lines).rstrip("\r\n"), values, parse_error
 
         for start, raw, values, parse_error in records():
@@ -514,13 +557,14 @@ def _read_delimited(path: Path, fmt: str) -> Iterator[RawRow]:
 
 
 def read_rows(path: Path) -> Iterator[RawRow]:
-    """Stream the rows of a JSONL, JSON (array) or CSV/TSV file; never drops a line.
+    r"""Stream the rows of a JSONL, JSON (array) or CSV/TSV file; never drops a line.
 
     JSONL and CSV/TSV are streamed (memory flat in the number of rows) and decoded line by line:
     undecodable bytes, bad JSON or a bad CSV row give a row with ``error`` set (and its true
-    line number), and the rows after it are read as usual. A ``.json`` file holds one array
-    and is parsed whole; one that cannot be parsed gives one error row. A leading UTF-8 BOM
-    (Excel's default) is dropped.
+    line number), and the rows after it are read as usual. A JSONL line ends at ``\n``,
+    ``\r\n`` or a lone ``\r``. A ``.json`` file holds one array and is parsed whole;
+    one that cannot be parsed gives one error row. A leading UTF-8 BOM (Excel's default) is
+    dropped.
     """
     fmt = _detect_format(path)
     src = str(path)
@@ -530,17 +574,15 @@ def read_rows(path: Path) -> Iterator[RawRow]:
     if fmt in ("csv", "tsv"):
         yield from _read_delimited(path, fmt)
         return
-    with path.open("rb") as fh:
-        for i, bline in enumerate(fh, start=1):
-            if i == 1 and bline.startswith(_BOM):
-                bline = bline[len(_BOM):]
-            try:
-                text = bline.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                yield RawRow(i, bline.decode("utf-8", "replace").rstrip("\r\n"), None,
-                             f"not UTF-8: {exc}", src)
+    # lines end at \n, \r\n or \r (a file with old Mac line endings is not one long line);
+    # an undecodable byte is kept (surrogateescape) and spoils its line only
+    with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as fh:
+        for i, line in enumerate(fh, start=1):
+            text = line.rstrip("\r\n")
+            bad = _undecodable(text, i)
+            if bad is not None:
+                yield RawRow(i, _printable(text), None, bad, src)
                 continue
-            text = text.rstrip("\r\n")
             if not text.strip():
                 yield RawRow(i, text, None, "empty line", src)
                 continue
@@ -590,11 +632,42 @@ def _has_text(text: str) -> bool:
     return any(ch.isprintable() and not ch.isspace() for ch in text)
 
 
+def record_id(rec: dict[str, Any], fields: FieldMap, *, required: bool = False
+              ) -> str | None:
+    """The id of a record: its ``fields.id`` field as a string.
+
+    ``None`` when ``fields.id`` is unset, or the field is absent or null and not
+    ``required`` (the caller's default id, ``FILE:LINE``).
+
+    Raises:
+        ValueError: The id is empty (or blank), not a string or a number, holds a lone
+            surrogate, or is absent or null while ``required``; the message names the field.
+    """
+    name = fields.id
+    if not name:
+        return None
+    value = rec.get(name)
+    if value is None:
+        if required:
+            raise ValueError(f"missing id field {name!r} (--id-field, FieldMap.id): every row "
+                             f"needs an id" + (" (it is null)" if name in rec else ""))
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise ValueError(f"id field {name!r} must be a string or a number, got "
+                         f"{_a_json_type(value)} ({_short(value)})")
+    rid = str(value)
+    if not _has_text(rid):
+        raise ValueError(f"empty id in field {name!r}" + (f" ({_short(rid)})" if rid else ""))
+    _check_unicode(rid, f"id field {name!r}")
+    return rid
+
+
 def extract(rec: dict[str, Any], fields: FieldMap) -> tuple[str, str, Any, str | None]:
     """Return ``(claim, evidence, raw_label, id)`` of a record; ``ValueError`` if unusable.
 
-    The id is ``None`` when ``fields.id`` is unset, absent or null (the caller's default id).
-    A claim, evidence or id holding a lone surrogate (valid JSON, but not text) is unusable.
+    The id is ``None`` when ``fields.id`` is unset, absent or null (the caller's default id);
+    an empty one is unusable (:func:`record_id`). A claim, evidence or id holding a lone
+    surrogate (valid JSON, but not text) is unusable.
     """
     if fields.claim not in rec:
         raise ValueError(f"missing claim field {fields.claim!r}")
@@ -627,11 +700,7 @@ def extract(rec: dict[str, Any], fields: FieldMap) -> tuple[str, str, Any, str |
         raise ValueError(f"empty evidence in field {fields.evidence!r}")
     if fields.label not in rec:
         raise ValueError(f"missing label field {fields.label!r}")
-    rid = None
-    if fields.id and rec.get(fields.id) is not None:
-        rid = str(rec[fields.id])
-        _check_unicode(rid, f"id field {fields.id!r}")
-    return claim, evidence, rec[fields.label], rid
+    return claim, evidence, rec[fields.label], record_id(rec, fields)
 
 
 # ----------------------------------------------------------------------------- metrics
@@ -730,9 +799,16 @@ class EvalConfig:
             Not allowed with the 3-class scheme (argmax).
         preset: The shared data set the inputs come from (``verifier eval --preset``): picks
             that preset's own tuned cut when the model stores one.
-        require_id: The id field was named (``--id-field``, a preset): the first row must
-            have it (:func:`check_id_field`). A field other than the default ``"id"`` is
-            always required; rows may lack the default, and get ``FILE:LINE`` ids.
+        require_id: The id field was named (``--id-field``, a preset): every row must have
+            it (the first row's lack of it stops the run, :func:`check_id_field`; a later
+            row without it is an error record). A field other than the default ``"id"`` is
+            always required; rows may lack the default, and get ``FILE:LINE`` ids (the
+            file's base name, or its path as given when two inputs share a base name). An
+            empty id, or one an earlier row has, is an error record either way.
+        from_loader: The inputs are files :func:`write_preset_split` wrote (``verifier eval
+            --preset`` for a preset with train rows): each row keeps the data file and line
+            the preset's loader read it from, and a data row the loader could not read or
+            map is an error record naming them.
     """
 
     inputs: list[Path]
@@ -755,6 +831,7 @@ class EvalConfig:
     threshold: float | None = None
     preset: str | None = None
     require_id: bool = False
+    from_loader: bool = False
 
     def __post_init__(self) -> None:
         self.inputs = [Path(p) for p in self.inputs]
@@ -805,7 +882,7 @@ class EvalConfig:
         ``extra``: values resolved at run time that decide the outputs too (the threshold).
         """
         d = {**asdict(self), **extra}
-        for key in ("output_dir", "plots", "require_id"):  # they do not decide the outputs
+        for key in ("output_dir", "plots"):  # they do not decide the outputs
             d.pop(key)
         d["inputs"] = [[str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns]
                        for p in self.inputs]
@@ -939,7 +1016,43 @@ def _score(scorer: Any, pairs: list[tuple[str, str]]) -> tuple[np.ndarray, list[
     extra: list[dict] | None = None
     if isinstance(result, tuple):  # (probabilities, per-detector scores)
         result, extra = result
-    return np.asarray(result, dtype=np.float64), extra
+    try:
+        probs = np.asarray(result, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ConfigurationError(f"the scorer must return an (n, 3) array of probabilities, "
+                                 f"got {type(result).__name__}: {exc}") from exc
+    if probs.shape != (len(pairs), 3):  # a bug in the scorer, not a bad pair: it stops the run
+        raise ConfigurationError(f"the scorer must return an (n, 3) array of probabilities "
+                                 f"for n = {len(pairs)} pairs, got shape {probs.shape}")
+    if extra is not None and len(extra) != len(pairs):
+        raise ConfigurationError(f"the scorer returned {len(extra)} per-detector score dicts "
+                                 f"for {len(pairs)} pairs")
+    _check_probabilities(probs)
+    return probs, extra
+
+
+#: How far a scorer's row may sum from 1 (float32 rounding, averaged sentence rows).
+_SUM_TOLERANCE = 1e-3
+
+
+def _check_probabilities(probs: np.ndarray) -> None:
+    """Raise ``ValueError`` naming the first row of ``probs`` that is not a distribution.
+
+    Each row must hold finite values in [0, 1] that sum to 1 (within :data:`_SUM_TOLERANCE`).
+    The message names the row as ``pairs[k]``, so that :func:`_score_isolating_bad_pairs`
+    narrows it down to its pair, which becomes an error record.
+    """
+    finite = np.isfinite(probs).all(axis=1)
+    ok = finite & ((probs >= 0.0) & (probs <= 1.0)).all(axis=1)
+    ok &= np.abs(probs.sum(axis=1) - 1.0) <= _SUM_TOLERANCE
+    if ok.all():
+        return
+    k = int(np.argmin(ok))
+    row = [round(float(x), 6) if math.isfinite(x) else float(x) for x in probs[k]]
+    why = ("a value that is not finite" if not finite[k]
+           else "a value outside [0, 1]" if not ((probs[k] >= 0) & (probs[k] <= 1)).all()
+           else f"a sum of {float(probs[k].sum()):.6g}, not 1")
+    raise ValueError(f"the scorer returned the probabilities {row} for pairs[{k}]: {why}")
 
 
 def _score_isolating_bad_pairs(scorer: Any, pairs: list[tuple[str, str]]
@@ -989,11 +1102,69 @@ def _chunks(rows: Iterator[RawRow], size: int) -> Iterator[list[RawRow]]:
 def _all_rows(cfg: EvalConfig) -> Iterator[RawRow]:
     n = 0
     for p in cfg.inputs:
-        for r in read_rows(p):
+        for r in (_loader_rows(p) if cfg.from_loader else read_rows(p)):
             if cfg.limit and n >= cfg.limit:
                 return
             n += 1
             yield r
+
+
+def _loader_rows(path: Path) -> Iterator[RawRow]:
+    """Rows of a file :func:`write_preset_split` wrote, each where the loader read it.
+
+    A line holding a data row the loader could not read or map is that row's error, with
+    its data file and line. A line that is not one the function writes is read as it is.
+    """
+    for r in read_rows(path):
+        rec = r.record
+        if rec is None or not isinstance(rec.get("source"), str) \
+                or not isinstance(rec.get("line"), int):
+            yield r
+        elif "error" in rec:
+            yield RawRow(rec["line"], str(rec.get("raw", "")), None, str(rec["error"]),
+                         rec["source"])
+        else:
+            yield RawRow(rec["line"], r.raw, rec, None, rec["source"])
+
+
+class _Ids:
+    """The ids of a run's rows, given out in input order: each row's, or why it has none.
+
+    A row's id is its id field (:func:`record_id`; required as :func:`_id_required` says),
+    else ``FILE:LINE``, with the file's base name unless two inputs share it (then the path
+    as given). An id an earlier row has is refused, naming where that row is. Memory grows
+    with the number of rows (one entry per id).
+    """
+
+    def __init__(self, cfg: EvalConfig) -> None:
+        self.fields = cfg.fields
+        self.required = _id_required(cfg)
+        names = [p.name for p in cfg.inputs]
+        self.shared = {str(p) for p in cfg.inputs if names.count(p.name) > 1}
+        self.first: dict[str, tuple[str, int]] = {}  # id -> (source, line) of its first row
+
+    def of(self, row: RawRow) -> str:
+        """The id of ``row`` (its ``record`` is set), registered as taken.
+
+        Raises:
+            ValueError: The row has no usable id, or an earlier row has it.
+        """
+        assert row.record is not None
+        rid = record_id(row.record, self.fields, required=self.required)
+        if rid is None:
+            name = row.source if row.source in self.shared else Path(row.source).name
+            rid = f"{name}:{row.line}"
+        first = self.first.setdefault(rid, (row.source, row.line))
+        if first != (row.source, row.line):
+            field_name = f"id field {self.fields.id!r}" if self.fields.id else "no id field"
+            raise ValueError(f"duplicate id {_short(rid)} ({field_name}): the row on "
+                             f"{first[0]}:{first[1]} has it already")
+        return rid
+
+
+def _id_required(cfg: EvalConfig) -> bool:
+    """Whether every row must have the id field: named (``require_id``) or not ``"id"``."""
+    return bool(cfg.fields.id) and (cfg.require_id or cfg.fields.id != FieldMap().id)
 
 
 def resolve_threshold(cfg: EvalConfig) -> tuple[float | None, str]:
@@ -1019,12 +1190,15 @@ def run_eval(cfg: EvalConfig, *, scorer: Any = None, show_progress_bar: bool | N
     """Run (or resume) an evaluation and return the metrics dict (also in ``metrics.json``).
 
     A row that cannot be read, mapped or scored (a claim too long for the model window, say)
-    becomes an error record; the other rows are still scored.
+    becomes an error record; the other rows are still scored. So does a row without a
+    required id, with an empty id, or with an id an earlier row has (:class:`_Ids`).
 
     Args:
         cfg: The run's configuration.
         scorer: Callable ``pairs -> (n, 3)`` NLI probabilities; default: the NLI detector
-            (local engine) or a Ray Data pipeline (``engine="ray"``).
+            (local engine) or a Ray Data pipeline (``engine="ray"``). Each row must hold
+            finite values in [0, 1] summing to 1: a pair whose row does not is an error
+            record; a result of another shape raises :class:`ConfigurationError`.
         show_progress_bar: ``None`` shows a tqdm bar only on a terminal.
 
     Only one run at a time may use ``output_dir``: the run holds an exclusive lock on its
@@ -1035,7 +1209,9 @@ def run_eval(cfg: EvalConfig, *, scorer: Any = None, show_progress_bar: bool | N
             every output is written): the message gives the first error and, for a missing
             field, the fields the rows have. Also: an id field named explicitly (not the
             default ``"id"``) that the first row lacks; an ``output_dir`` whose state and
-            outputs disagree (an output deleted or shortened since).
+            outputs disagree (an output deleted or shortened since), or written by another
+            state version; a malformed thresholds file (:func:`stored_threshold`).
+        ConfigurationError: The scorer's result is not ``(n, 3)``.
         BlockingIOError: Another run holds ``output_dir``.
     """
     check_id_field(cfg)  # before anything is written
@@ -1080,14 +1256,14 @@ def _output_dir_lock(out: Path) -> Iterator[None]:
 def check_id_field(cfg: EvalConfig) -> None:
     """Refuse a required id field that the first row read lacks.
 
-    Every row would get a made-up id. The field is required when ``cfg.require_id`` or when
-    it is not the default ``"id"``.
+    Every row would be an error record. The field is required when ``cfg.require_id`` or
+    when it is not the default ``"id"``; a later row that lacks it is an error record.
 
     Raises:
         ValueError: The first row that parses lacks the field; the message names its fields.
     """
     name = cfg.fields.id
-    if not name or not (cfg.require_id or name != FieldMap().id):
+    if not name or not _id_required(cfg):
         return
     first = _first_record(cfg)
     if first is not None and name not in first.record:
@@ -1127,6 +1303,11 @@ def _run_eval(cfg: EvalConfig, scorer: Any, show_progress_bar: bool | None
                 f"{str(state_path)!r} cannot be read ({_json_error(exc)}): the folder does not "
                 "hold a run this version can resume; use another output_dir or delete it"
             ) from exc
+        if old.get("version") != STATE_VERSION:
+            raise ValueError(
+                f"output_dir {str(out)!r} holds a run of state version {old.get('version')!r}, "
+                f"this version writes {STATE_VERSION}: it cannot be resumed; use another "
+                f"output_dir or delete it")
         if old.get("fingerprint") != fp:
             before = old.get("settings")
             changed = ([f"{k}: {before.get(k)!r} then, {settings.get(k)!r} now"
@@ -1214,8 +1395,14 @@ def _run_chunks(cfg: EvalConfig, scorer: Any, state: dict[str, Any], state_path:
     bar = tqdm(total=None, unit="rows", disable=disable, initial=state["rows_done"])
     skip = state["rows_done"]
     rows = _all_rows(cfg)
-    for _ in range(skip):
-        next(rows)
+    ids = _Ids(cfg)
+    for _ in range(skip):  # committed already; their ids are taken
+        r = next(rows)
+        if r.record is not None:
+            try:
+                ids.of(r)
+            except ValueError:  # the row is in errors.jsonl already
+                pass
     warm_up = getattr(scorer, "warm_up", None)
     classes = CLASSES[cfg.scheme]
     with pred_path.open("ab") as pf, err_path.open("ab") as ef:
@@ -1223,13 +1410,14 @@ def _run_chunks(cfg: EvalConfig, scorer: Any, state: dict[str, Any], state_path:
             preds: list[dict[str, Any]] = []
             errs: list[tuple[int, dict[str, Any]]] = []  # (position in the chunk, record)
             pairs: list[tuple[str, str]] = []
-            metas: list[tuple[int, RawRow, str | None, str]] = []
+            metas: list[tuple[int, RawRow, str, str]] = []
             for pos, r in enumerate(chunk):
                 if r.record is None:
                     errs.append((pos, _error_record(r, r.error)))
                     continue
                 try:
-                    claim, evidence, raw_label, rid = extract(r.record, cfg.fields)
+                    rid = ids.of(r)
+                    claim, evidence, raw_label, _ = extract(r.record, cfg.fields)
                     gold = gold_for_scheme(raw_label, cfg.scheme)
                 except ValueError as exc:
                     errs.append((pos, _error_record(r, str(exc))))
@@ -1264,7 +1452,7 @@ def _run_chunks(cfg: EvalConfig, scorer: Any, state: dict[str, Any], state_path:
                         if extra_row is not None:
                             scores = {k2: round(float(v), 6) for k2, v in extra_row.items()}
                         preds.append({
-                            "id": rid if rid is not None else f"{Path(r.source).name}:{r.line}",
+                            "id": rid,
                             "source": r.source, "line": r.line, "gold": gold,
                             "predicted": decided[k],
                             "probabilities": {c: round(float(x), 6)
@@ -1358,18 +1546,26 @@ def write_preset_split(name: str, split: Split | None, folder: Path) -> Path:
     """Write one split of a preset (``None``: all of it) as JSONL.
 
     Fields ``id``, ``claim``, ``evidence``, ``label``, ``meta``, as
-    :func:`verifier.datasets.load_preset` reads them. The file is
+    :func:`verifier.datasets.load_preset` reads them, and ``source`` and ``line``: the data
+    file and line the row comes from. A data row the loader cannot read or map (bad JSON, an
+    empty line, an unknown label or split: :func:`verifier.datasets.load_preset_rows`) is a
+    line with ``source``, ``line``, ``error`` and ``raw`` instead. The file is
     ``folder / f"{name}_{split or 'all'}.jsonl"``; it is rewritten only when its content
     changes, so that a resumed :func:`run_eval` sees the same input (same size and mtime).
-    Read it with :data:`SPLIT_FIELDS`.
+    Read it with :data:`SPLIT_FIELDS` and ``EvalConfig(from_loader=True)``, which makes the
+    rows the loader could not use error records.
     """
-    examples = load_preset(name, split)
-    text = "".join(
-        json.dumps({"id": e.id, "claim": e.claim,
-                    "evidence": e.evidence if isinstance(e.evidence, str) else list(e.evidence),
-                    "label": e.label, "meta": e.meta}, ensure_ascii=False) + "\n"
-        for e in examples
-    )
+    lines = []
+    for r in load_preset_rows(name, split):
+        e = r.example
+        if e is None:
+            doc = {"source": r.source, "line": r.line, "error": r.error, "raw": r.raw}
+        else:
+            doc = {"id": e.id, "claim": e.claim,
+                   "evidence": e.evidence if isinstance(e.evidence, str) else list(e.evidence),
+                   "label": e.label, "meta": e.meta, "source": r.source, "line": r.line}
+        lines.append(json.dumps(doc, ensure_ascii=False) + "\n")
+    text = "".join(lines)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}_{split or 'all'}.jsonl"
     if not path.is_file() or path.read_text(encoding="utf-8") != text:

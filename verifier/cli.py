@@ -51,7 +51,9 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
                    "several fields separated by commas are joined")
     p.add_argument("--label-field")
     p.add_argument("--id-field", help="the rows' id field (an error if the first row lacks "
-                   "it); default: the preset's, else 'id' (a row without it is named FILE:LINE)")
+                   "it, an error record for a later row without it); default: the preset's, "
+                   "else 'id' (a row without it is named FILE:LINE); an empty or repeated id "
+                   "is an error record")
     p.add_argument("--scheme", choices=SCHEMES,
                    help="3class (SUPPORTS/REFUTES/NEI), supports-refutes or supported-not")
     p.add_argument("--mode", choices=("nli", "ensemble"), default="nli")
@@ -112,11 +114,12 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                          f"{args.split!r} with {'input files' if args.inputs else 'no --preset'}")
     base = preset.fields if preset else FieldMap()
     inputs = list(args.inputs)
+    from_loader = False
     if preset is not None and not inputs:
         if preset.holds_train:  # through the loader, which normalises (FEVER's CSV fields)
             inputs = [write_preset_split(args.preset, None if args.split == "all" else "eval",
                                          args.output_dir / "inputs")]
-            base = SPLIT_FIELDS
+            base, from_loader = SPLIT_FIELDS, True
         else:
             inputs = resolve_preset_inputs(args.preset)
     for option in ("claim_field", "evidence_field", "label_field", "id_field"):
@@ -149,7 +152,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                      threshold=None if args.threshold == "auto" else args.threshold,
                      preset=args.preset,
                      # named, even as the default 'id', or by a preset: the rows must have it
-                     require_id=bool(args.id_field) or args.preset is not None)
+                     require_id=bool(args.id_field) or args.preset is not None,
+                     from_loader=from_loader)
     print(f"fields: claim={fields.claim} evidence={fields.evidence} label={fields.label} "
           f"id={fields.id}; label scheme {scheme}: {', '.join(CLASSES[scheme])}",
           file=sys.stderr)

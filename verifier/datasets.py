@@ -39,8 +39,9 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -85,13 +86,31 @@ LABEL_SYNONYMS: dict[str, str] = {
 }
 
 
-def normalise_label(raw: Any) -> str:
+#: Synonyms that name one of two classes: ``0``/``1``, ``true``/``false``, ``yes``/``no``.
+#: A 3-class data set's label cannot be one of them: integer-labelled NLI data number its
+#: classes 0, 1, 2 in an order of their own (0 entailment, 1 neutral, 2 contradiction in
+#: MNLI and ANLI), so ``1`` would silently be read as SUPPORTS.
+TWO_CLASS_SYNONYMS: frozenset[str] = frozenset({"0", "1", "true", "false", "yes", "no"})
+
+
+def normalise_label(raw: Any, *, three_class: bool = False) -> str:
     """Map a raw label (any case, synonyms, 0/1) to a canonical label.
 
+    Args:
+        raw: The label as read.
+        three_class: The label is from a 3-class data set (SUPPORTS / REFUTES / NOT ENOUGH
+            INFO): the two-class synonyms of :data:`TWO_CLASS_SYNONYMS` are refused.
+
     Raises:
-        ValueError: The label is unknown; the message names it.
+        ValueError: The label is unknown, or ambiguous in a 3-class data set; the message
+            names it.
     """
     key = str(raw).strip().lower()
+    if three_class and key in TWO_CLASS_SYNONYMS:
+        raise ValueError(f"label {raw!r} is ambiguous in scheme '3class' (0/1, true/false and "
+                         f"yes/no name one of two classes; in integer-labelled NLI data 1 is "
+                         f"neutral): spell the labels out, e.g. SUPPORTS / REFUTES / NOT "
+                         f"ENOUGH INFO")
     try:
         return LABEL_SYNONYMS[key]
     except KeyError:
@@ -158,19 +177,234 @@ class _Row(dict):  # type: ignore[type-arg]
         raise _MissingField(key)
 
 
-def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    with path.open(encoding="utf-8") as fh:
+@dataclass(frozen=True)
+class PresetRow:
+    """One row of a preset's files: its example, or why it has none.
+
+    Attributes:
+        source: The data file the row is in.
+        line: Its 1-based line number (in a ``.json`` array: its item number).
+        example: The example; ``None`` when the row cannot be read or mapped.
+        error: Why there is no example (an unknown label, bad JSON, an empty line...).
+        raw: The row's text as in the file (set when ``example`` is ``None``).
+        split: The row's split; for a row without an example, ``None`` when the split
+            could not be told either (such a row belongs to every split).
+        where: ``source`` and ``line`` as a message gives them (``FILE:LINE``, or
+            ``FILE item N`` in a ``.json`` array).
+    """
+
+    source: str
+    line: int
+    example: Example | None
+    error: str | None = None
+    raw: str = ""
+    split: Split | None = None
+    where: str = ""
+
+
+@dataclass(frozen=True)
+class _SourceRow:
+    """A row as read from a data file: ``row`` is ``None`` when it cannot be (``error``)."""
+
+    source: str
+    line: int
+    raw: str
+    row: _Row | None
+    error: str | None = None
+    where: str = ""
+
+    def bad(self, reason: str, split: Split | None = None) -> PresetRow:
+        return PresetRow(self.source, self.line, None, reason, self.raw, split, self.where)
+
+    def good(self, example: Example) -> PresetRow:
+        return PresetRow(self.source, self.line, example, None, "", example.split, self.where)
+
+
+def _reason(exc: Exception) -> str:
+    """What an exception raised while a row was mapped says is wrong with the row."""
+    if isinstance(exc, _MissingField):
+        return f"the row lacks the field {exc.args[0]!r}"
+    return str(exc)
+
+
+def _undecodable(text: str) -> str | None:
+    """The first byte ``surrogateescape`` kept in ``text`` (it was not UTF-8), or ``None``."""
+    for ch in text:
+        if "\udc80" <= ch <= "\udcff":
+            return f"not UTF-8: byte 0x{ord(ch) - 0xDC00:02x}"
+    return None
+
+
+def _printable(text: str) -> str:
+    """``text`` with the bytes ``surrogateescape`` kept turned into U+FFFD."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _jsonl(path: Path) -> Iterator[_SourceRow]:
+    r"""Every line of a JSONL file, each a row or an error naming what is wrong.
+
+    Lines end at ``\n``, ``\r\n`` or ``\r``; a line that is not UTF-8, is empty, is not
+    JSON or is not a JSON object is a row with ``error`` set (the lines after it are read).
+    """
+    src = str(path)
+    with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as fh:
         for n, line in enumerate(fh, start=1):
-            if line.strip():
+            text = line.rstrip("\r\n")
+            where = f"{src}:{n}"
+            bad = _undecodable(text)
+            if bad is not None:
+                yield _SourceRow(src, n, _printable(text), None, f"{bad} on line {n}", where)
+                continue
+            if not text.strip():
+                yield _SourceRow(src, n, text, None, "empty line", where)
+                continue
+            try:
+                row = json.loads(text)
+            except json.JSONDecodeError as e:
+                yield _SourceRow(src, n, text, None, f"bad JSON: {e.msg} (column {e.colno})",
+                                 where)
+                continue
+            except (ValueError, RecursionError) as e:  # a digit limit, a nesting too deep
+                yield _SourceRow(src, n, text, None, f"bad JSON: {e!r}", where)
+                continue
+            if not isinstance(row, dict):
+                yield _SourceRow(src, n, text, None, f"a JSON object is needed, got "
+                                 f"{type(row).__name__}", where)
+                continue
+            yield _SourceRow(src, n, text, _Row(row), None, where)
+
+
+def _json_array(path: Path) -> Iterator[_SourceRow]:
+    """The items of a ``.json`` file holding one array; ``line`` is the item's number.
+
+    A file that cannot be decoded or parsed, or holds no array, is one error row (its rows
+    cannot be told apart); an item that is not an object is an error row.
+    """
+    src = str(path)
+    data = path.read_bytes()
+    try:
+        doc = json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        yield _SourceRow(src, line, "", None, f"not UTF-8: byte 0x{data[e.start]:02x} on line "
+                         f"{line}; the whole file was skipped", f"{src}:{line}")
+        return
+    except json.JSONDecodeError as e:
+        yield _SourceRow(src, e.lineno, "", None, f"bad JSON: {e.msg} (line {e.lineno}, column "
+                         f"{e.colno}); the whole file was skipped", f"{src}:{e.lineno}")
+        return
+    if not isinstance(doc, list):
+        yield _SourceRow(src, 1, "", None, f"an array of objects is needed, got "
+                         f"{type(doc).__name__}; the whole file was skipped", f"{src}:1")
+        return
+    for i, item in enumerate(doc, start=1):
+        raw = json.dumps(item, ensure_ascii=False)
+        where = f"{src} item {i}"
+        if isinstance(item, dict):
+            yield _SourceRow(src, i, raw, _Row(item), None, where)
+        else:
+            yield _SourceRow(src, i, raw, None, f"a JSON object is needed, got "
+                             f"{type(item).__name__}", where)
+
+
+def _delimited(path: Path, delimiter: str, quoting: int) -> Iterator[_SourceRow]:
+    """The rows of a CSV/TSV file under its header line; ``line`` is where a row starts.
+
+    A row that is not UTF-8, is empty, cannot be parsed or has a number of fields other than
+    the header's is an error row (the rows after it are read).
+    """
+    src = str(path)
+    with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as fh:
+        reader = csv.reader(fh, delimiter=delimiter, quoting=quoting)
+        header: list[str] | None = None
+        end = 0  # the last line read
+        while True:
+            start = end + 1
+            try:
+                values = next(reader)
+            except StopIteration:
+                return
+            except csv.Error as e:
+                end = reader.line_num
+                yield _SourceRow(src, start, "", None, f"unreadable row: {e}", f"{src}:{start}")
+                continue
+            end = reader.line_num
+            raw = delimiter.join(values)
+            where = f"{src}:{start}"
+            bad = _undecodable(raw)
+            error = (bad and f"{bad} in the row from line {start}") or (
+                "empty line" if not values else None)
+            if header is None and error is None:
+                header = values
+                continue
+            if error is None and header is not None and len(values) != len(header):
+                error = f"row has {len(values)} fields, header has {len(header)}"
+            if error is not None or header is None:
+                yield _SourceRow(src, start, _printable(raw), None, error, where)
+                continue
+            yield _SourceRow(src, start, raw, _Row(zip(header, values, strict=True)), None,
+                             where)
+
+
+def _text(r: _Row, key: str) -> str:
+    """Field ``key`` of a row, which must be a string."""
+    value = r[key]
+    if not isinstance(value, str):
+        raise ValueError(f"field {key!r} must be a string, got {type(value).__name__} "
+                         f"({value!r:.60})")
+    return value
+
+
+def _texts(r: _Row, key: str) -> tuple[str, ...]:
+    """Field ``key`` of a row, which must be a list of strings."""
+    value = r[key]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"field {key!r} must be a list of strings, got "
+                         f"{type(value).__name__} ({value!r:.60})")
+    return tuple(value)
+
+
+def _mapped(key: str, table: dict[Any, Any], r: _Row, exact_int: bool = False) -> Any:
+    """``table[r[key]]``; a value not in ``table`` is a ``ValueError`` naming it.
+
+    ``exact_int``: the value must be a JSON integer (not ``1.9``, ``True`` or ``"1"``).
+    """
+    value = r[key]
+    if exact_int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise ValueError(f"field {key!r} must be one of {sorted(table)} (an integer), got "
+                         f"{value!r}")
+    try:
+        return table[value]
+    except (KeyError, TypeError):  # TypeError: an unhashable value (a list, an object)
+        raise ValueError(f"field {key!r} must be one of {sorted(table)}, got {value!r:.60}"
+                         ) from None
+
+
+def _rows(rows: Iterable[_SourceRow], make: Callable[[_Row, int], Example],
+          split_of: Split | Callable[[_Row], Split]) -> Iterator[PresetRow]:
+    """``make(row, k)`` of every readable row (``k``: its number among them, from 0).
+
+    A row that cannot be read, or that ``make`` rejects (a missing field, a bad value), is a
+    :class:`PresetRow` without an example; ``split_of`` (the file's split, or a function of
+    the row) tells its split where it can.
+    """
+    k = 0
+    for s in rows:
+        if s.row is None:
+            yield s.bad(s.error or "unreadable row", split_of if isinstance(split_of, str)
+                        else None)
+            continue
+        try:
+            yield s.good(make(s.row, k))
+        except (_MissingField, ValueError) as exc:
+            split: Split | None = split_of if isinstance(split_of, str) else None
+            if not isinstance(split_of, str):
                 try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise ValueError(f"{path}:{n}: bad JSON: {e.msg} (column {e.colno})"
-                                     ) from None
-                if not isinstance(row, dict):
-                    raise ValueError(f"{path}:{n}: a JSON object is needed, got "
-                                     f"{type(row).__name__}")
-                yield _Row(row)
+                    split = split_of(s.row)
+                except (_MissingField, ValueError):  # the row is reported as it is anyway
+                    split = None
+            yield s.bad(_reason(exc), split)
+        k += 1
 
 
 _FEVER_TOKENS = re.compile(r"-[lr][rsc]b-")
@@ -188,22 +422,32 @@ def _fever_sentences(evidence: str) -> list[str]:
 
 
 def _fever_sym_keys(root: Path) -> set[str]:
-    """Claims and evidence sentences of every FEVER-Symmetric file (v0.1 and v0.2)."""
+    """Claims and evidence sentences of every FEVER-Symmetric file (v0.1 and v0.2).
+
+    Raises:
+        ValueError: A row of these files cannot be read (the split needs every one).
+    """
     paths = sorted((root / "fever-symmetric").glob("symmetric_*.jsonl"))
     if not paths:  # without them the split could put FEVER-Symmetric's claims in train
         raise FileNotFoundError(f"the FEVER split needs the FEVER-Symmetric files "
                                 f"(symmetric_*.jsonl) in {str(root / 'fever-symmetric')!r}")
     keys: set[str] = set()
     for path in paths:
-        for r in _jsonl(path):
-            keys.add(_fever_key(r["claim"]))
-            ev = r.get("evidence", r.get("evidence_sentence", ""))
-            keys.update(_fever_sentences(ev))
+        for s in _jsonl(path):
+            try:
+                if s.row is None:
+                    raise ValueError(s.error)
+                keys.add(_fever_key(_text(s.row, "claim")))
+                ev = s.row.get("evidence", s.row.get("evidence_sentence", ""))
+                keys.update(_fever_sentences(ev if isinstance(ev, str) else ""))
+            except (_MissingField, ValueError) as exc:
+                raise ValueError(f"{s.where}: {_reason(exc)} (the FEVER split reads every "
+                                 f"FEVER-Symmetric row)") from None
     keys.discard("")
     return keys
 
 
-def _fever(root: Path) -> Iterator[Example]:
+def _fever(root: Path) -> Iterator[PresetRow]:
     """FEVER dev pairs, split by evidence group (FEVER has no train split in the shared data).
 
     Pairs that share an evidence sentence form one group (union-find), so that claims written
@@ -211,7 +455,8 @@ def _fever(root: Path) -> Iterator[Example]:
     the md5 bucket of its smallest sentence is >= 50, unless one of its claims or sentences
     appears in FEVER-Symmetric (built from FEVER dev claims), which keeps it in ``eval``.
     92 claims of the file are stored as CSV fields (``"... ""Champ""."``): they are unescaped
-    (:func:`verifier.text.csv_unescaped`); the split reads letters and digits only.
+    (:func:`verifier.text.csv_unescaped`); the split reads letters and digits only. A row
+    whose claim or evidence cannot be read has no group, and no split.
     """
     rows = list(_jsonl(root / "fever-dev" / "fever_dev_rte_claim_evidence.jsonl"))
     parent: dict[str, str] = {}
@@ -222,98 +467,172 @@ def _fever(root: Path) -> Iterator[Example]:
             k = parent[k]
         return k
 
-    sents = [_fever_sentences(r["evidence"]) or [_fever_key(r["claim"])] for r in rows]
+    sents: list[list[str] | str] = []  # a row's sentence keys, or why it has none
+    for s in rows:
+        try:
+            if s.row is None:
+                raise ValueError(s.error)
+            sents.append(_fever_sentences(_text(s.row, "evidence"))
+                         or [_fever_key(_text(s.row, "claim"))])
+        except (_MissingField, ValueError) as exc:
+            sents.append(_reason(exc))
     for ss in sents:
-        for a in ss[1:]:
+        for a in ss[1:] if isinstance(ss, list) else ():
             ra, rb = find(ss[0]), find(a)
             if ra != rb:
                 parent[max(ra, rb)] = min(ra, rb)
     sym = _fever_sym_keys(root)
-    linked = {find(ss[0]) for r, ss in zip(rows, sents, strict=True)
-              if _fever_key(r["claim"]) in sym or any(k in sym for k in ss)}
-    for r, ss in zip(rows, sents, strict=True):
-        group = find(ss[0])
+    linked = {find(ss[0]) for s, ss in zip(rows, sents, strict=True) if isinstance(ss, list)
+              and s.row is not None
+              and (_fever_key(s.row["claim"]) in sym or any(k in sym for k in ss))}
+    for s, ss in zip(rows, sents, strict=True):
+        if isinstance(ss, str) or s.row is None:
+            yield s.bad(ss if isinstance(ss, str) else "unreadable row")
+            continue
+        r, group = s.row, find(ss[0])
         split: Split = "train" if group not in linked and hash_bucket(group) >= 50 else "eval"
-        yield Example(str(r["idx"]), csv_unescaped(r["claim"]), r["evidence"],
-                      normalise_label(r["label"]), "fever", split, {"group": group})
+        try:
+            yield s.good(Example(str(r["idx"]), csv_unescaped(r["claim"]), r["evidence"],
+                                 normalise_label(r["label"]), "fever", split,
+                                 {"group": group}))
+        except (_MissingField, ValueError) as exc:
+            yield s.bad(_reason(exc), split)
 
 
-def _fever_sym(root: Path) -> Iterator[Example]:
-    for split, name in (("train", "dev"), ("eval", "test")):
+_SPLIT_FILES: tuple[tuple[Split, str], ...] = (("train", "dev"), ("eval", "test"))
+
+
+def _fever_sym_example(split: Split, name: str, r: _Row, i: int) -> Example:
+    return Example(f"{name}-{r.get('id', i)}-{i}", _text(r, "claim"), _text(r, "evidence"),
+                   normalise_label(r["label"]), "fever-sym", split)
+
+
+def _fever_sym(root: Path) -> Iterator[PresetRow]:
+    for split, name in _SPLIT_FILES:
         path = root / "fever-symmetric" / f"symmetric_v0.2_fever_symmetric_{name}.jsonl"
-        for i, r in enumerate(_jsonl(path)):
-            yield Example(f"{name}-{r.get('id', i)}-{i}", r["claim"], r["evidence"],
-                          normalise_label(r["label"]), "fever-sym", split)  # type: ignore[arg-type]
+        yield from _rows(_jsonl(path), partial(_fever_sym_example, split, name), split)
 
 
-def _healthver(root: Path) -> Iterator[Example]:
-    for split, name in (("train", "dev"), ("eval", "test")):
-        with (root / "healthver" / f"healthver_{name}.csv").open(encoding="utf-8") as fh:
-            for r in map(_Row, csv.DictReader(fh)):
-                yield Example(f"{name}-{r['id']}", r["claim"], r["evidence"],
-                              normalise_label(r["label"]), "healthver", split)  # type: ignore[arg-type]
+def _healthver_example(split: Split, name: str, r: _Row, _: int) -> Example:
+    return Example(f"{name}-{r['id']}", r["claim"], r["evidence"],
+                   normalise_label(r["label"], three_class=True), "healthver", split)
 
 
-def _scifact(root: Path) -> Iterator[Example]:
+def _healthver(root: Path) -> Iterator[PresetRow]:
+    for split, name in _SPLIT_FILES:
+        path = root / "healthver" / f"healthver_{name}.csv"
+        yield from _rows(_delimited(path, ",", csv.QUOTE_MINIMAL),
+                         partial(_healthver_example, split, name), split)
+
+
+#: SciFact's ``entailment`` column (the RTE version of the shared data).
+_SCIFACT_LABELS: dict[str, str] = {"entailment": SUPPORTS, "not_entailment": NOT_SUPPORTED}
+
+
+def _scifact_example(split: Split, name: str, r: _Row, _: int) -> Example:
+    return Example(f"{name}-{r['index']}", r["sentence2"], r["sentence1"],
+                   _mapped("entailment", _SCIFACT_LABELS, r), "scifact", split)
+
+
+def _scifact(root: Path) -> Iterator[PresetRow]:
+    split: Split
     for split, name in (("train", "train"), ("eval", "dev")):
-        with (root / "scifact" / f"{name}.tsv").open(encoding="utf-8") as fh:
-            for r in map(_Row, csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)):
-                lab = SUPPORTS if r["entailment"] == "entailment" else NOT_SUPPORTED
-                yield Example(f"{name}-{r['index']}", r["sentence2"], r["sentence1"], lab,
-                              "scifact", split)  # type: ignore[arg-type]
+        path = root / "scifact" / f"{name}.tsv"
+        yield from _rows(_delimited(path, "\t", csv.QUOTE_NONE),
+                         partial(_scifact_example, split, name), split)
 
 
-def _covidfact(root: Path) -> Iterator[Example]:
-    for i, r in enumerate(_jsonl(root / "covidfact" / "COVIDFACT_dataset.jsonl")):
-        split: Split = "eval" if hash_bucket(r["claim"]) < 50 else "train"
-        yield Example(str(i), r["claim"], tuple(r["evidence"]), normalise_label(r["label"]),
-                      "covidfact", split)
+def _covidfact_split(r: _Row) -> Split:
+    return "eval" if hash_bucket(_text(r, "claim")) < 50 else "train"
 
 
-def _wice(root: Path) -> Iterator[Example]:
-    for i, r in enumerate(_jsonl(root / "wice-dev" / "entailment_retrieval_claim_dev.jsonl")):
-        lab = SUPPORTS if r["label"] == "supported" else NOT_SUPPORTED
-        yield Example(str(i), r["claim"], tuple(r["evidence"]), lab, "wice", "eval",
-                      {"source_label": r["label"]})
+def _covidfact(root: Path) -> Iterator[PresetRow]:
+    yield from _rows(_jsonl(root / "covidfact" / "COVIDFACT_dataset.jsonl"),
+                     lambda r, i: Example(str(i), r["claim"], _texts(r, "evidence"),
+                                          normalise_label(r["label"]), "covidfact",
+                                          _covidfact_split(r)),
+                     _covidfact_split)
 
 
-def _summedits(root: Path) -> Iterator[Example]:
+#: WiCE's claim-level labels (``supported``, ``partially_supported``, ``not_supported``).
+_WICE_LABELS: dict[str, str] = {"supported": SUPPORTS, "partially_supported": NOT_SUPPORTED,
+                                "not_supported": NOT_SUPPORTED}
+
+
+def _wice(root: Path) -> Iterator[PresetRow]:
+    yield from _rows(_jsonl(root / "wice-dev" / "entailment_retrieval_claim_dev.jsonl"),
+                     lambda r, i: Example(str(i), _text(r, "claim"), _texts(r, "evidence"),
+                                          _mapped("label", _WICE_LABELS, r), "wice", "eval",
+                                          {"source_label": r["label"]}),
+                     "eval")
+
+
+#: FRANK and SummEdits labels: 1 consistent (SUPPORTS), 0 not.
+_BINARY_LABELS: dict[int, str] = {1: SUPPORTS, 0: NOT_SUPPORTED}
+_SUMMEDITS_SPLITS: dict[str, Split] = {"test": "eval", "evaluation": "train"}
+_FRANK_SPLITS: dict[str, Split] = {"test": "eval", "val": "train"}
+
+
+def _summedits_split(r: _Row) -> Split:
+    split: Split = _mapped("split", _SUMMEDITS_SPLITS, r)
+    return split
+
+
+def _summedits_example(domain: str, r: _Row, _: int) -> Example:
+    return Example(r["id"], r["summary"], r["doc"], _mapped("label", _BINARY_LABELS, r, True),
+                   "summedits", _summedits_split(r), {"domain": domain})
+
+
+def _summedits(root: Path) -> Iterator[PresetRow]:
     for path in sorted((root / "summedits").glob("summedits_*.json")):
         domain = path.stem.removeprefix("summedits_")
-        for r in map(_Row, json.loads(path.read_text(encoding="utf-8"))):
-            split: Split = "eval" if r["split"] == "test" else "train"
-            lab = SUPPORTS if int(r["label"]) == 1 else NOT_SUPPORTED
-            yield Example(r["id"], r["summary"], r["doc"], lab, "summedits", split,
-                          {"domain": domain})
+        yield from _rows(_json_array(path), partial(_summedits_example, domain),
+                         _summedits_split)
 
 
-def _frank(root: Path) -> Iterator[Example]:
-    for r in _jsonl(root / "frank" / "frank_doc_summary_label.jsonl"):
-        split: Split = "eval" if r["split"] == "test" else "train"
-        lab = SUPPORTS if int(r["label"]) == 1 else NOT_SUPPORTED
-        yield Example(r["id"], r["summary"], r["document"], lab, "frank", split,
-                      {"source": r["dataset"]})
+def _frank_split(r: _Row) -> Split:
+    split: Split = _mapped("split", _FRANK_SPLITS, r)
+    return split
 
 
-def _anli(root: Path) -> Iterator[Example]:
+def _frank_example(r: _Row, _: int) -> Example:
+    return Example(r["id"], r["summary"], r["document"],
+                   _mapped("label", _BINARY_LABELS, r, True), "frank", _frank_split(r),
+                   {"source": r["dataset"]})
+
+
+def _frank(root: Path) -> Iterator[PresetRow]:
+    yield from _rows(_jsonl(root / "frank" / "frank_doc_summary_label.jsonl"), _frank_example,
+                     _frank_split)
+
+
+def _anli_example(rnd: str, r: _Row, _: int) -> Example:
+    return Example(r["uid"], r["hypothesis"], r["context"],
+                   normalise_label(r["label"], three_class=True), "anli", "eval",
+                   {"round": rnd})
+
+
+def _anli(root: Path) -> Iterator[PresetRow]:
     for rnd in ("R1", "R2", "R3"):
-        for r in _jsonl(root / "anli" / f"{rnd}_dev.jsonl"):
-            yield Example(r["uid"], r["hypothesis"], r["context"], normalise_label(r["label"]),
-                          "anli", "eval", {"round": rnd})
+        yield from _rows(_jsonl(root / "anli" / f"{rnd}_dev.jsonl"), partial(_anli_example, rnd),
+                         "eval")
 
 
-def _averitec(root: Path) -> Iterator[Example]:
-    data = json.loads((root / "averitec" / "dev.json").read_text(encoding="utf-8"))
-    for i, r in enumerate(map(_Row, data)):
-        answers = [
-            f"{q['question']} {a.get('answer', '')}".strip()
-            for q in map(_Row, r.get("questions", [])) for a in q.get("answers", [])
-        ]
-        yield Example(str(i), r["claim"], tuple(answers) or ("",), normalise_label(r["label"]),
-                      "averitec", "eval", {"source_label": r["label"]})
+def _averitec_example(r: _Row, i: int) -> Example:
+    answers = [
+        f"{q['question']} {a.get('answer', '')}".strip()
+        for q in map(_Row, r.get("questions", [])) for a in q.get("answers", [])
+    ]
+    return Example(str(i), r["claim"], tuple(answers) or ("",),
+                   normalise_label(r["label"], three_class=True), "averitec", "eval",
+                   {"source_label": r["label"]})
 
 
-PRESETS = {
+def _averitec(root: Path) -> Iterator[PresetRow]:
+    yield from _rows(_json_array(root / "averitec" / "dev.json"), _averitec_example, "eval")
+
+
+PRESETS: dict[str, Callable[[Path], Iterator[PresetRow]]] = {
     "fever": _fever,
     "fever-sym": _fever_sym,
     "healthver": _healthver,
@@ -327,10 +646,38 @@ PRESETS = {
 }
 
 
+def load_preset_rows(
+    name: str, split: Split | None = None, *, root: Path | None = None
+) -> list[PresetRow]:
+    """Every row of a preset's files, optionally of one split only, in the files' order.
+
+    Unlike :func:`load_preset`, a row that cannot be read or mapped (bad JSON, an empty line,
+    an unknown label or split, a missing field) is returned as a :class:`PresetRow` without
+    an example, naming its file, line and what is wrong; one whose split cannot be told is
+    kept whatever ``split`` asks for. ``verifier eval --preset`` reads presets so
+    (:func:`verifier.batch.write_preset_split`), so that such rows are error records.
+
+    Raises:
+        ValueError: Unknown preset or split; a FEVER-Symmetric row the FEVER split needs
+            cannot be read.
+        FileNotFoundError: The data folder lacks the preset's files.
+    """
+    if name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r}; known: {sorted(PRESETS)}")
+    if split not in (None, "train", "eval"):
+        raise ValueError(f"split must be 'train', 'eval' or None, got {split!r}")
+    rows = PRESETS[name](root or data_root())
+    return [r for r in rows if split is None or r.split in (None, split)]
+
+
 def load_preset(
     name: str, split: Split | None = None, *, root: Path | None = None
 ) -> list[Example]:
     """Load a preset's examples, optionally one split only.
+
+    Labels and splits are mapped by explicit tables (FRANK and SummEdits: the integers 0 and
+    1; WiCE: ``supported``, ``partially_supported``, ``not_supported``; SciFact:
+    ``entailment``, ``not_entailment``); any other value is an error.
 
     Args:
         name: One of :data:`PRESETS`.
@@ -338,21 +685,15 @@ def load_preset(
         root: Data folder (default :func:`data_root`).
 
     Raises:
-        ValueError: Unknown preset or split.
+        ValueError: Unknown preset or split; a row of the preset's files (of any split)
+            cannot be read or mapped: the message names its file and line and what is wrong.
         FileNotFoundError: The data folder lacks the preset's files.
     """
-    if name not in PRESETS:
-        raise ValueError(f"unknown preset {name!r}; known: {sorted(PRESETS)}")
     if split not in (None, "train", "eval"):
         raise ValueError(f"split must be 'train', 'eval' or None, got {split!r}")
-    root = root or data_root()
-    rows: list[Example] = []
-    try:
-        rows.extend(PRESETS[name](root))
-    except _MissingField as e:
-        raise ValueError(f"preset {name!r}: a row of its files under {str(root)!r} lacks the "
-                         f"field {e.args[0]!r}") from None
-    except ValueError as e:  # a bad value (an unknown label, ...): say which example
-        raise ValueError(f"preset {name!r}, example {len(rows)} (from 0, in the loader's "
-                         f"order): {e}") from e
-    return [r for r in rows if split is None or r.split == split]
+    examples: list[Example] = []
+    for r in load_preset_rows(name, root=root):
+        if r.example is None:
+            raise ValueError(f"preset {name!r}: {r.where}: {r.error}")
+        examples.append(r.example)
+    return [e for e in examples if split is None or e.split == split]
