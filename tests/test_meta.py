@@ -225,6 +225,13 @@ def test_pipeline_features_checks_claims_with_and_without_their_document(tmp_pat
     assert len(seen) == sum("gamma won; alpha too." in docs for _, docs in first) < len(first)
     assert all("gamma won; alpha did too." in docs for _, docs in seen)
     assert [r["id"] for r in again] == [r["id"] for r in rows]
+    # another verifier (here: another NLI setting) checks every claim again
+    seen.clear()
+    other = FakeVerifier()
+    other.nli = SimpleNamespace(to_dict=lambda: {"init_parameters": {"chunk_tokens": 64}},
+                                model_name_or_path=None)
+    pipeline_features(other, examples, distractors=2, cache=cache)
+    assert len(seen) == len(rows)
     with pytest.raises(ValueError, match="distractors must be an int >= 1, got 0"):
         pipeline_features(FakeVerifier(), examples, distractors=0)
     # one evidence group only: nothing else to check a claim against, only the "with" rows

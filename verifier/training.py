@@ -228,6 +228,9 @@ def pipeline_features(verifier: Any, examples: Sequence[Example], *, distractors
     in which the pairer finds no evidence gives no row: the verifier decides it without the
     meta-classifiers.
 
+    ``cache``: a JSONL file, as :func:`collect_features`'s: a row is reused only for the
+    same claim, documents and :func:`feature_signature` (code, models, settings).
+
     Returns:
         The rows (as :func:`collect_features`; ``dataset`` :data:`PIPELINE_SET`, ``id``
         ``"<id>:with"`` / ``"<id>:without"``) and, for each row, the example it checks (for
@@ -240,6 +243,7 @@ def pipeline_features(verifier: Any, examples: Sequence[Example], *, distractors
     rows: list[dict[str, Any]] = []
     owners: list[Example] = []
     t0 = time.perf_counter()
+    signature = feature_signature(verifier) if cache is not None else ""
     with _FeatureCache(cache) as done:
         for i, e in enumerate(pool):
             nxt = ((i + k) % len(pool) for k in range(1, len(pool)))
@@ -249,8 +253,9 @@ def pipeline_features(verifier: Any, examples: Sequence[Example], *, distractors
                 if not docs:  # no other evidence group to check the claim against
                     continue
                 key = (PIPELINE_SET, f"{e.id}:{case}")
-                if not done.fresh(key, _pipeline_input(e, docs)):
-                    done.add(_pipeline_row(verifier, e, case, docs))
+                given = _pipeline_input(e, docs, signature)
+                if not done.fresh(key, given):
+                    done.add(_pipeline_row(verifier, e, case, docs, given))
                 if done[key]["features"] is not None:
                     rows.append(done[key])
                     owners.append(e)
@@ -260,7 +265,7 @@ def pipeline_features(verifier: Any, examples: Sequence[Example], *, distractors
     return rows, owners
 
 
-def _pipeline_row(verifier: Any, e: Example, case: str, docs: Sequence[Example]
+def _pipeline_row(verifier: Any, e: Example, case: str, docs: Sequence[Example], given: str
                   ) -> dict[str, Any]:
     # the claim's own document at a position of its own (not always first)
     order = list(docs)
@@ -274,14 +279,14 @@ def _pipeline_row(verifier: Any, e: Example, case: str, docs: Sequence[Example]
         (v,) = verifier.verify_claims(paired, passages=passages)
         features = _jsonable(v.scores)
     with_own = case == "with"
-    return {"id": f"{e.id}:{case}", "dataset": PIPELINE_SET, "input": _pipeline_input(e, docs),
+    return {"id": f"{e.id}:{case}", "dataset": PIPELINE_SET, "input": given,
             "label": e.label if with_own else NEI,
             "status": status_label(e.label) if with_own else "Insufficient_Info",
             "meta": {**e.meta, "claim_id": e.id, "case": case}, "features": features}
 
 
-def _pipeline_input(e: Example, docs: Sequence[Example]) -> str:
-    return _input_key(e.claim, *(d.evidence_text for d in docs))
+def _pipeline_input(e: Example, docs: Sequence[Example], signature: str) -> str:
+    return _input_key(e.claim, *(d.evidence_text for d in docs), signature)
 
 
 def feature_array(rows: Sequence[dict[str, Any]], names: Sequence[str]) -> Any:
