@@ -103,10 +103,11 @@ class NumberCheck:
     def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
         """Flag claim numbers missing from the evidence."""
         found = [(e, find_numbers(e)) for e in evidence]
+        ordinals = [(e, find_ordinals(e)) for e in evidence]
         # every number the evidence writes, years too: a claim's "1,500" is given by an
         # evidence "1500", which alone reads as a year
-        ev_numbers = [n for e in evidence
-                      for n in (*find_numbers(e, skip_years=False), *find_ordinals(e))]
+        ev_numbers = [n for (e, ords) in ordinals
+                      for n in (*find_numbers(e, skip_years=False), *ords)]
         claim_numbers = [(n, _unit_after(claim, n.span[1]), part_of_name(claim, n))
                          for n in find_numbers(claim)]
         # units of the quantities the claim asserts (a number in a name is no quantity)
@@ -133,13 +134,16 @@ class NumberCheck:
                 out.append(Finding(self.name, "number_not_in_evidence", Severity.HIGH,
                                    f"the number {n.text!r} is not in the evidence",
                                    "remove the number or cite a source that gives it", n.text))
-        return out + self._ordinals(claim, evidence, ev_numbers)
+        return out + self._ordinals(claim, ordinals, ev_numbers)
 
-    def _ordinals(self, claim: str, evidence: Sequence[str], ev_numbers: list[Number]
-                  ) -> list[Finding]:
-        """Claim ordinal words that the evidence's ordinals in the same context contradict."""
+    def _ordinals(self, claim: str, ordinals: Sequence[tuple[str, list[Number]]],
+                  ev_numbers: list[Number]) -> list[Finding]:
+        """Claim ordinal words that the evidence's ordinals in the same context contradict.
+
+        ``ordinals``: each evidence text with its ordinals.
+        """
         out = []
-        ev_ordinals = [(o, _context(e, o.span)) for e in evidence for o in find_ordinals(e)]
+        ev_ordinals = [(o, _context(e, o.span)) for e, ords in ordinals for o in ords]
         for o in find_ordinals(claim):
             where = _context(claim, o.span)
             if not where or number_in(o, ev_numbers):
@@ -402,11 +406,10 @@ class AllowlistRule:
         out, seen = [], set()
         for word, term in sorted(words.items(), key=lambda kv: -len(kv[0])):
             pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)")
-            found = pattern.search(low)
-            if found is None:
-                continue
             # the words a longer term took are no shorter term's (NUL is no word character)
-            low = pattern.sub(lambda m: "\0" * len(m.group(0)), low)
+            low, hits = pattern.subn(lambda m: "\0" * len(m.group(0)), low)
+            if not hits:
+                continue
             if term in self.allowed or term in seen:
                 continue
             seen.add(term)

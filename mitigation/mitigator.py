@@ -24,8 +24,7 @@ from mitigation.checks import (
 from mitigation.values import _FUNCTION_WORDS, SENTENCE_WORDS
 from verifier.text import (
     LIST_ITEM,
-    NEVER_FINAL_ABBREVIATIONS,
-    SOMETIMES_FINAL_ABBREVIATIONS,
+    abbreviation_stop,
     phrase_pattern,
     strip_span,
     trimmed_sentence_spans,
@@ -43,8 +42,6 @@ _CONNECT_BEFORE = re.compile(
     r"(?:\s*,)?\s*(?:\band\b|\bbut\b|\bwhile\b|\bwhereas\b|[;:—–]|(?<=\s)-)?\s*$")
 _CONNECT_AFTER = re.compile(r"^\s*(?:,\s*)?(?:(?:and|but|while|whereas)\b|[;:—–]|-(?=\s))?\s*")
 _WORD = re.compile(r"[\w'’.,$%-]+")
-#: A dotted abbreviation without its final stop: "U.S", "e.g", "Ph.D".
-_DOTTED = re.compile(r"(?:[^\W\d_]{1,4}\.)+[^\W\d_]{1,4}")
 #: The draft's own ``[n]`` markers right after a claim (they go with the claim's edit).
 #: Markdown punctuation that would format text taken from the draft or the evidence.
 _MD_SPECIAL = re.compile(r"[\\`*_\[\]|~]")
@@ -197,13 +194,25 @@ class MitigatedAnswer:
         return "\n".join(lines) + "\n"
 
 
+def _sequence_of(name: str, value: Any, kind: type, items: str, item: str
+                 ) -> tuple[Any, ...]:
+    """``value`` as a tuple of ``kind``; else a ``TypeError`` naming ``name`` (or the item)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(f"{name} must be a sequence of {items}, got {type(value).__name__} "
+                        f"{value!r:.80}")
+    for i, x in enumerate(value):
+        if not isinstance(x, kind):
+            raise TypeError(f"{name}[{i}] must be {item}, got {type(x).__name__} {x!r:.80}")
+    return tuple(value)
+
+
 def _body(claim: str) -> str:
-    """The claim without citation markers or its final punctuation (``.!?:;,``).
+    """The claim without citation markers or its final punctuation (``.!:;,``).
 
     An abbreviation keeps its stop ("the U.S.", "etc.").
     """
     text = _CITE.sub("", claim).strip()
-    body = text.rstrip(".!?:;,")
+    body = text.rstrip(".!:;,")
     if text[len(body):].startswith(".") and _abbreviation_before(body):
         return body + "."
     return body
@@ -212,19 +221,17 @@ def _body(claim: str) -> str:
 def _abbreviation_before(text: str) -> bool:
     """Whether a full stop right after ``text`` would be an abbreviation's ("the U.S", "etc").
 
-    The last word is dotted letters ("U.S", "p.m", "Ph.D"; not "3.5%" or "example.com") or
-    a known abbreviation; one letter ("Plan B") is not one.
+    :func:`verifier.text.abbreviation_stop`'s rule, whatever follows; one letter ("Plan B")
+    is no abbreviation here.
     """
-    if not text.strip():
-        return False
-    last = text.rsplit(None, 1)[-1].lstrip("(\"'“‘")
-    return bool(_DOTTED.fullmatch(last)) or last.lower() in SOMETIMES_FINAL_ABBREVIATIONS | \
-        NEVER_FINAL_ABBREVIATIONS
+    words = text.split()
+    return bool(words) and len(words[-1].lstrip("(\"'“‘")) > 1 and \
+        abbreviation_stop(text + ".", "", read_case=False)
 
 
 def _is_question(claim: str) -> bool:
     """Whether the claim is a question ("Is Paris big?"): it asserts nothing to hedge."""
-    return bool(re.search(r"\?[\"”’')\]]*$", _CITE.sub("", claim).strip()))
+    return bool(re.search(r"\?[)\]]*$", _CITE.sub("", claim).strip()))
 
 
 def _hedge(claim: str) -> str:
@@ -236,8 +243,7 @@ def _hedge(claim: str) -> str:
 
 
 def _warning(claim: str) -> str:
-    quoted = _body(claim) + ("?" if _is_question(claim) else "")
-    return f"Note: a statement that the sources contradict was removed (“{quoted}”)."
+    return f"Note: a statement that the sources contradict was removed (“{_body(claim)}”)."
 
 
 def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = ()
@@ -342,17 +348,11 @@ class Mitigator:
         if not isinstance(excerpt_chars, int) or isinstance(excerpt_chars, bool) \
                 or excerpt_chars < 20:
             raise ValueError(f"excerpt_chars must be an int >= 20, got {excerpt_chars!r}")
-        if isinstance(checks, (str, bytes)) or not isinstance(checks, Sequence):
-            raise TypeError(f"checks must be a sequence of Check objects, got "
-                            f"{type(checks).__name__} {checks!r}")
-        for k, c in enumerate(checks):
-            if not isinstance(c, Check):
-                raise TypeError(f"checks[{k}] must be a Check (a name and a run(claim, "
-                                f"evidence) method), got {type(c).__name__} {c!r}")
         self.strictness: Strictness = strictness
         self.max_citations = max_citations
         self.excerpt_chars = excerpt_chars
-        self.checks = tuple(checks)
+        self.checks = _sequence_of("checks", checks, Check, "Check objects",
+                                   "a Check (a name and a run(claim, evidence) method)")
 
     def to_dict(self) -> dict[str, Any]:
         """Configuration (the checks are the defaults)."""
@@ -462,13 +462,8 @@ class Mitigator:
         """
         if not isinstance(draft, str):
             raise TypeError(f"draft must be a str, got {type(draft).__name__}")
-        if isinstance(verdicts, (str, bytes)) or not isinstance(verdicts, Sequence):
-            raise TypeError(f"verdicts must be a sequence of ClaimVerdict, got "
-                            f"{type(verdicts).__name__}")
-        for i, v in enumerate(verdicts):
-            if not isinstance(v, ClaimVerdict):
-                raise TypeError(f"verdicts[{i}] must be a ClaimVerdict, got "
-                                f"{type(v).__name__} {v!r}")
+        verdicts = _sequence_of("verdicts", verdicts, ClaimVerdict, "ClaimVerdict",
+                                "a ClaimVerdict")
         if documents is not None:
             if not isinstance(documents, Mapping):
                 raise TypeError(f"documents must be a mapping of source_id to text (or None), "
@@ -658,8 +653,7 @@ class Mitigator:
             if subject and new1[:1].islower() and edits[i1].action in ("cited", "corrected") \
                     and (not sentence[:a0].strip() or LIST_ITEM.fullmatch(sentence[:a0])) \
                     and _CONNECT_AFTER.fullmatch(sentence[b0:a1]):
-                pieces[1] = (a1, b1, subject + new1)
-                edits[i1] = replace(edits[i1], replacement=subject + new1)
+                pieces[1] = (a1, b1, subject + new1)  # its edit's text is set below
         text, where = _apply(sentence, pieces)  # one piece per claim, in ``inside`` order
         for k, (s, e) in where.items():  # as written: capitalised at the sentence's start
             if edits[inside[k]].replacement is not None:

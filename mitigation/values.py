@@ -43,7 +43,7 @@ _COUNT_NOUN = re.compile(
     r"copies|residents|inhabitants|followers|members|listeners|readers|fans|players|"
     r"passengers|employees|workers|jobs|votes|voters|shares|units|streams|tourists|"
     r"students|patients|cases|deaths|dollars|euros|pounds|yen|barrels)\b", re.I)
-_SCALE_WORDS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_SCALE_WORDS = {w: _SCALE[w] for w in ("thousand", "million", "billion", "trillion")}
 _UNIT_WORDS = "|".join(sorted(_WORDS, key=len, reverse=True))
 _ANY_WORDS = "|".join(sorted([*_WORDS, *_SCALE_WORDS], key=len, reverse=True))
 _TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"

@@ -22,7 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 from verifier.embedded import MODEL_LOAD_LOCK, embedded_generator_gguf, resolve_device
 from verifier.errors import ModelLoadError
 from verifier.registry import register
-from verifier.types import Evidence, Generation
+from verifier.types import LOGPROB_TOLERANCE, Evidence, Generation
 
 logger = logging.getLogger(__name__)
 
@@ -597,10 +597,9 @@ class StaticGenerator:
             raise ValueError(f"text must be a non-empty str, got {text!r}")
         if token_logprobs is not None:
             if isinstance(token_logprobs, (str, bytes)) or not all(
-                    isinstance(x, (int, float)) and not isinstance(x, bool)
-                    and math.isfinite(x) for x in token_logprobs):
+                    _finite_number(x) for x in token_logprobs):
                 raise ValueError(f"token_logprobs must be finite numbers, got {token_logprobs!r}")
-            if any(x > 1e-4 for x in token_logprobs):
+            if any(x > LOGPROB_TOLERANCE for x in token_logprobs):
                 raise ValueError("token_logprobs must be <= 0 (log-probabilities)")
         if token_offsets is not None and any(
                 not (0 <= a <= b <= len(text)) for a, b in token_offsets):

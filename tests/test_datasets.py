@@ -122,6 +122,30 @@ def test_cli_eval_preset_scores_the_eval_split_only(tmp_path, tiny_nli_model, mo
     assert json.loads(scored[0])["claim"] == 'Entity0 is called "the film" by critics.'
 
 
+def test_cli_eval_preset_fever_row_with_a_bad_claim_is_an_error_record(
+        tmp_path, tiny_nli_model, monkeypatch, capsys) -> None:
+    # rows whose evidence has several sentences: the claim must still be checked
+    (tmp_path / "data").mkdir()
+    root = _fever_root(tmp_path / "data", n_groups=2)
+    path = root / "fever-dev" / "fever_dev_rte_claim_evidence.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(_fever_sentences(rows[2]["evidence"])) == 2
+    del rows[2]["claim"]
+    rows[5]["claim"] = 5
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    monkeypatch.setenv("NLI_VERIFIER_DATA", str(root))
+    assert main(["eval", "--preset", "fever", "--split", "all", "--output-dir",
+                 str(tmp_path / "o"), "--model", str(tiny_nli_model), "--device", "cpu",
+                 "--progress", "off", "--no-plots"]) == 0
+    assert json.loads(capsys.readouterr().out)["n"] == 4
+    errs = [json.loads(x) for x in (tmp_path / "o/errors.jsonl").read_text().splitlines()]
+    assert [(e["source"], e["line"], e["reason"]) for e in errs] == [
+        (str(path), 3, "the row lacks the field 'claim'"),
+        (str(path), 6, "field 'claim' must be a string, got int (5)")]
+    preds = [json.loads(x) for x in (tmp_path / "o/predictions.jsonl").read_text().splitlines()]
+    assert [p["line"] for p in preds] == [1, 2, 4, 5]
+
+
 def _real_fever() -> list:
     try:
         return load_preset("fever")
@@ -387,10 +411,33 @@ def test_cli_eval_preset_rows_the_loader_cannot_use_are_error_records(
         (path, 2, "empty line"), (path, 3, "bad JSON: Expecting "),
         (path, 4, "not UTF-8: byte 0xe9"), (path, 5, "field 'label' must b")]
     assert errs[1]["raw"] == "{oops"
-    # --split all: the train row too; resumed, the same outputs
-    before = (tmp_path / "o/errors.jsonl").read_bytes()
-    assert main(["eval", "--preset", "frank", "--output-dir", str(tmp_path / "o"), *common]) == 0
-    assert (tmp_path / "o/errors.jsonl").read_bytes() == before
+    # stopped before its last row and resumed: the same bytes as a run in one go
+    import numpy as np
+
+    from verifier import batch
+    real_run_eval, calls = batch.run_eval, []
+
+    def scorer(pairs):
+        calls.append(len(pairs))
+        if len(calls) == 2:  # line 6, after lines 1-5 are committed
+            raise RuntimeError("killed")
+        return np.array([[0.6, 0.3, 0.1]] * len(pairs))
+
+    monkeypatch.setattr(batch, "run_eval", lambda cfg, **kw: real_run_eval(cfg, scorer=scorer,
+                                                                           **kw))
+    one_row = [*common, "--chunk-rows", "1"]
+    with pytest.raises(RuntimeError, match="killed"):
+        main(["eval", "--preset", "frank", "--output-dir", str(tmp_path / "r"), *one_row])
+    assert json.loads((tmp_path / "r/state.json").read_text())["rows_done"] == 5
+    assert len((tmp_path / "r/errors.jsonl").read_text().splitlines()) == 4
+    for out in ("r", "c"):
+        assert main(["eval", "--preset", "frank", "--output-dir", str(tmp_path / out),
+                     *one_row]) == 0
+    assert calls == [1, 1, 1, 1, 1]
+    for name in ("predictions.jsonl", "errors.jsonl"):
+        assert (tmp_path / "r" / name).read_bytes() == (tmp_path / "c" / name).read_bytes()
+    monkeypatch.setattr(batch, "run_eval", real_run_eval)
+    # --split all: the train row too
     capsys.readouterr()
     assert main(["eval", "--preset", "frank", "--split", "all", "--output-dir",
                  str(tmp_path / "all"), *common]) == 0

@@ -34,6 +34,10 @@ def _sentences(text: str) -> list[str]:
     ("He said “we won.” They left.", ["He said “we won.”", "They left."]),
     ("Ask Dr.\nSmith came.", ["Ask Dr.", "Smith came."]),  # a line break
     ("It rained! Then it stopped? Yes.", ["It rained!", "Then it stopped?", "Yes."]),
+    # a word with a dot inside is no abbreviation unless it is dotted letters
+    ("Growth was 3.5%. Next year it fell.", ["Growth was 3.5%.", "Next year it fell."]),
+    ("See example.com. It is big.", ["See example.com.", "It is big."]),
+    ("He holds a Ph.D. in physics.", ["He holds a Ph.D. in physics."]),
 ])
 def test_sentence_spans_keep_abbreviations_inside_sentences(text: str,
                                                             expected: list[str]) -> None:

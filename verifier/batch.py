@@ -44,6 +44,7 @@ from verifier.datasets import (
     REFUTES,
     SUPPORTS,
     Split,
+    _printable,  # one helper for both modules' readers (datasets cannot import batch)
     data_root,
     load_preset_rows,
     normalise_label,
@@ -318,11 +319,6 @@ def _check_unicode(value: str, what: str) -> None:
         raise ValueError(f"not valid Unicode: {what} holds a lone surrogate "
                          f"U+{ord(m.group()):04X} (a JSON escape such as \\ud800) at "
                          f"character {m.start()}")
-
-
-def _printable(text: str) -> str:
-    """``text`` with the bytes ``surrogateescape`` kept turned into U+FFFD (writable as JSON)."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _read_json_array(path: Path) -> Iterator[RawRow]:
@@ -662,12 +658,11 @@ def record_id(rec: dict[str, Any], fields: FieldMap, *, required: bool = False
     return rid
 
 
-def extract(rec: dict[str, Any], fields: FieldMap) -> tuple[str, str, Any, str | None]:
-    """Return ``(claim, evidence, raw_label, id)`` of a record; ``ValueError`` if unusable.
+def extract(rec: dict[str, Any], fields: FieldMap) -> tuple[str, str, Any]:
+    """Return ``(claim, evidence, raw_label)`` of a record; ``ValueError`` if unusable.
 
-    The id is ``None`` when ``fields.id`` is unset, absent or null (the caller's default id);
-    an empty one is unusable (:func:`record_id`). A claim, evidence or id holding a lone
-    surrogate (valid JSON, but not text) is unusable.
+    The id is not read here (:func:`record_id`, through the run's ``_Ids``). A claim or
+    evidence holding a lone surrogate (valid JSON, but not text) is unusable.
     """
     if fields.claim not in rec:
         raise ValueError(f"missing claim field {fields.claim!r}")
@@ -700,7 +695,7 @@ def extract(rec: dict[str, Any], fields: FieldMap) -> tuple[str, str, Any, str |
         raise ValueError(f"empty evidence in field {fields.evidence!r}")
     if fields.label not in rec:
         raise ValueError(f"missing label field {fields.label!r}")
-    return claim, evidence, rec[fields.label], record_id(rec, fields)
+    return claim, evidence, rec[fields.label]
 
 
 # ----------------------------------------------------------------------------- metrics
@@ -1417,7 +1412,7 @@ def _run_chunks(cfg: EvalConfig, scorer: Any, state: dict[str, Any], state_path:
                     continue
                 try:
                     rid = ids.of(r)
-                    claim, evidence, raw_label, _ = extract(r.record, cfg.fields)
+                    claim, evidence, raw_label = extract(r.record, cfg.fields)
                     gold = gold_for_scheme(raw_label, cfg.scheme)
                 except ValueError as exc:
                     errs.append((pos, _error_record(r, str(exc))))

@@ -236,7 +236,10 @@ def _undecodable(text: str) -> str | None:
 
 
 def _printable(text: str) -> str:
-    """``text`` with the bytes ``surrogateescape`` kept turned into U+FFFD."""
+    """``text`` with the bytes ``surrogateescape`` kept turned into U+FFFD (writable as JSON).
+
+    :mod:`verifier.batch`'s readers use it too.
+    """
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
@@ -467,29 +470,29 @@ def _fever(root: Path) -> Iterator[PresetRow]:
             k = parent[k]
         return k
 
-    sents: list[list[str] | str] = []  # a row's sentence keys, or why it has none
+    # a row's claim key and sentence keys, or why it has none
+    sents: list[tuple[str, list[str]] | str] = []
     for s in rows:
         try:
             if s.row is None:
                 raise ValueError(s.error)
-            sents.append(_fever_sentences(_text(s.row, "evidence"))
-                         or [_fever_key(_text(s.row, "claim"))])
+            ck = _fever_key(_text(s.row, "claim"))
+            sents.append((ck, _fever_sentences(_text(s.row, "evidence")) or [ck]))
         except (_MissingField, ValueError) as exc:
             sents.append(_reason(exc))
     for ss in sents:
-        for a in ss[1:] if isinstance(ss, list) else ():
-            ra, rb = find(ss[0]), find(a)
+        for a in ss[1][1:] if isinstance(ss, tuple) else ():
+            ra, rb = find(ss[1][0]), find(a)
             if ra != rb:
                 parent[max(ra, rb)] = min(ra, rb)
     sym = _fever_sym_keys(root)
-    linked = {find(ss[0]) for s, ss in zip(rows, sents, strict=True) if isinstance(ss, list)
-              and s.row is not None
-              and (_fever_key(s.row["claim"]) in sym or any(k in sym for k in ss))}
+    linked = {find(keys[0]) for ck, keys in (ss for ss in sents if isinstance(ss, tuple))
+              if ck in sym or any(k in sym for k in keys)}
     for s, ss in zip(rows, sents, strict=True):
-        if isinstance(ss, str) or s.row is None:
-            yield s.bad(ss if isinstance(ss, str) else "unreadable row")
+        if isinstance(ss, str):  # every row without a claim and sentence keys (s.row None too)
+            yield s.bad(ss)
             continue
-        r, group = s.row, find(ss[0])
+        r, group = s.row, find(ss[1][0])
         split: Split = "train" if group not in linked and hash_bucket(group) >= 50 else "eval"
         try:
             yield s.good(Example(str(r["idx"]), csv_unescaped(r["claim"]), r["evidence"],

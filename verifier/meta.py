@@ -15,7 +15,7 @@ does not depend on scikit-learn's private tree classes.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -258,11 +258,7 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
     @classmethod
     def load(cls, path: str | Path) -> MetaClassifier:
         """Read a file written by :meth:`save` (an error names the file)."""
-        text = Path(path).read_text(encoding="utf-8")
-        try:
-            return cls.from_json(text)
-        except ValueError as e:
-            raise ValueError(f"{str(path)!r}: {e}") from e
+        return _read_file(path, cls.from_json, "meta-classifier")
 
 
 #: Arrays of exported trees: ``feature``, ``threshold``, ``left``, ``right`` and ``value``
@@ -410,12 +406,11 @@ def _check_loaded(m: MetaClassifier) -> None:
         node = np.broadcast_to(np.arange(shape[1]), shape)
         # scikit-learn numbers a node's children after it: walks end, and never index back
         # from the end of a row (a negative child of an inner node would)
-        children_ok = ((t["left"][inner] > node[inner]) & (t["right"][inner] > node[inner])
-                       & (t["right"][inner] < shape[1])).all() \
-            and ((t["left"][~inner] == -1) & (t["right"][~inner] == -1)).all()
+        children_ok = all((t[side][inner] > node[inner]).all()
+                          and (t[side][inner] < shape[1]).all()
+                          and (t[side][~inner] == -1).all() for side in ("left", "right"))
         if ((t["feature"][inner] < 0) | (t["feature"][inner] >= width)).any() \
-                or ((t["klass"] < 0) | (t["klass"] >= rows)).any() \
-                or (t["left"] >= shape[1]).any() or not children_ok \
+                or ((t["klass"] < 0) | (t["klass"] >= rows)).any() or not children_ok \
                 or not (np.isfinite(t["value"]).all() and np.isfinite(m.init_).all()
                         and np.isfinite(t["threshold"][inner]).all()):
             raise bad("tree arrays out of range")
@@ -647,10 +642,11 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
         if not isinstance(d, dict) or d.get("format") != STATUS_FORMAT:
             got = d.get("format") if isinstance(d, dict) else type(d).__name__
             raise ValueError(f"not a status-classifier file (format {got!r})")
+        support = _load_stage(d, "support")  # a stage's own errors name the stage
+        refute = _load_stage(d, "refute") if d.get("refute") is not None else None
         try:
             m = cls(**d["params"])
-            m.support_ = _load_stage(d, "support")
-            m.refute_ = _load_stage(d, "refute") if d["refute"] else None
+            m.support_, m.refute_ = support, refute
             m.refute_prior_ = float(d["refute_prior"])
             m.support_threshold_ = float(d.get("support_threshold", 0.5))
         except KeyError as e:
@@ -681,22 +677,28 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
     @classmethod
     def load(cls, path: str | Path) -> StatusClassifier:
         """Read a file written by :meth:`save` (an error names the file)."""
-        p = Path(path)
-        if not p.is_file():
-            raise FileNotFoundError(f"no status-classifier file at {str(path)!r}")
-        text = p.read_text(encoding="utf-8")
-        try:
-            return cls.from_json(text)
-        except ValueError as e:
-            raise ValueError(f"{str(path)!r}: {e}") from e
+        return _read_file(path, cls.from_json, "status-classifier")
+
+
+def _read_file(path: str | Path, from_json: Callable[[str], Any], what: str) -> Any:
+    """``from_json`` of the file at ``path``; a missing file or a bad one names the path."""
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"no {what} file at {str(path)!r}")
+    try:
+        return from_json(p.read_text(encoding="utf-8"))
+    except ValueError as e:
+        raise ValueError(f"{str(path)!r}: {e}") from e
 
 
 def _load_stage(d: dict[str, Any], name: str) -> MetaClassifier:
     """The stage ``d[name]`` of a status-classifier file (an error names the stage)."""
+    if name not in d:
+        raise ValueError(f"status-classifier file lacks the field {name!r}")
     try:
         return MetaClassifier.from_json(json.dumps(d[name]))
     except ValueError as e:
-        raise ValueError(f"in {name!r}: {e}") from e
+        raise ValueError(f"status-classifier file: in {name!r}: {e}") from e
 
 
 def _best_threshold(p: np.ndarray, positive: np.ndarray, groups: np.ndarray | None) -> float:

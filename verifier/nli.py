@@ -1079,11 +1079,8 @@ class NLIDetector:
                 reason = (f"a premise chunk that re-tokenised to {len(features[j][0])} "
                           f"tokens, over the {state.window}-token window (this tokenizer "
                           "wraps pairs irregularly); split the premise yourself")
-                raise PairInputError(
-                    f"{name(owners[j])}: a chunk of its premise re-tokenised to "
-                    f"{len(features[j][0])} tokens, over the {state.window}-token window "
-                    "(this tokenizer wraps pairs irregularly); split the premise yourself",
-                    index=owners[j], part="premise", reason=reason)
+                raise PairInputError(f"{name(owners[j])} has {reason}", index=owners[j],
+                                     part="premise", reason=reason)
         return owners, spans, features
 
     def _score(self, features: list[tuple[list[int], list[int]]], state: _Loaded

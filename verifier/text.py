@@ -75,6 +75,11 @@ SOMETIMES_FINAL_ABBREVIATIONS = frozenset(
     "dec".split())
 
 
+#: A dotted abbreviation without its final stop: "U.S", "e.g", "Ph.D" (not "3.5%" or
+#: "example.com").
+DOTTED = re.compile(r"(?:[^\W\d_]{1,4}\.)+[^\W\d_]{1,4}")
+
+
 def abbreviation_stop(before: str, after: str, *, read_case: bool = True) -> bool:
     """Whether the full stop that ends ``before`` belongs to an abbreviation, not a sentence.
 
@@ -92,6 +97,8 @@ def abbreviation_stop(before: str, after: str, *, read_case: bool = True) -> boo
         >>> abbreviation_stop("Apple Inc.", "The firm grew.")
         False
         >>> abbreviation_stop("The court said no.", "The law stands.")
+        False
+        >>> abbreviation_stop("Growth was 3.5%.", "It fell.")
         False
     """
     words = before.rsplit(None, 2)  # the last two words are all it reads
@@ -111,7 +118,7 @@ def abbreviation_stop(before: str, after: str, *, read_case: bool = True) -> boo
         return nxt.isdigit()
     if last in SOMETIMES_FINAL_ABBREVIATIONS:
         return not (read_case and nxt.isupper())
-    return ((len(last) == 1 and last.isalpha()) or "." in last
+    return ((len(last) == 1 and last.isalpha()) or bool(DOTTED.fullmatch(last))
             or last in NEVER_FINAL_ABBREVIATIONS)
 
 

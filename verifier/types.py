@@ -19,7 +19,7 @@ T = TypeVar("T")
 Span = tuple[int, int]
 
 #: Largest token log-prob :class:`Generation` accepts: a log-probability is <= 0, and a
-#: back-end's rounding may put one just above it (``StaticGenerator`` allows the same).
+#: back-end's rounding may put one just above it (``StaticGenerator`` reads it too).
 LOGPROB_TOLERANCE = 1e-4
 
 

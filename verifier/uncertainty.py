@@ -108,12 +108,13 @@ class UncertaintyDetector:
                 else math.nan
             out.append(f)
         if self.samples and prompt and claims:
-            drafts = [g.text for g in self.generator.generate(prompt, n=self.samples)]
-            blank = sum(is_blank(d) for d in drafts)
-            if blank:  # nothing to read: it neither supports nor contradicts a claim
+            sampled = [g.text for g in self.generator.generate(prompt, n=self.samples)]
+            # an empty draft has nothing to read: it neither supports nor contradicts a claim
+            drafts = [d for d in sampled if not is_blank(d)]
+            if len(drafts) < len(sampled):
                 logger.warning("%d of %d sampled drafts are empty: self-consistency uses "
-                               "the other %d", blank, len(drafts), len(drafts) - blank)
-                drafts = [d for d in drafts if not is_blank(d)]
+                               "the other %d", len(sampled) - len(drafts), len(sampled),
+                               len(drafts))
             if not drafts:  # unc.self_consistency stays missing (NaN)
                 return out
             pairs = [(d, c.text) for c in claims for d in drafts]

@@ -751,7 +751,7 @@ class Verifier:
         if len(claims) != len(evidences):
             raise ValueError(f"claims has {len(claims)} items but evidences has "
                              f"{len(evidences)}")
-        paired = []
+        paired, one = [], []  # one[i]: evidences[i] is one text, not a list of them
         for i, (c, e) in enumerate(zip(claims, evidences, strict=True)):
             if isinstance(c, Claim) and not is_blank(c.text):
                 claim = c
@@ -759,16 +759,14 @@ class Verifier:
                 claim = Claim(c)
             else:
                 raise TypeError(f"claims[{i}] must be a non-empty str or a Claim, got {c!r:.80}")
+            one.append(isinstance(e, (str, Evidence, Passage)) or not isinstance(e, Sequence))
             try:
-                evs = _as_evidence(e if isinstance(e, (str, Evidence, Passage, Sequence))
-                                   else [e])
+                evs = _as_evidence([e] if one[i] else e)
             except (TypeError, ValueError) as exc:
                 raise type(exc)(f"evidences[{i}]: {exc}") from exc
             if not evs:
                 raise ValueError(f"evidences[{i}] is empty")
             paired.append(ClaimEvidence(claim, tuple(evs)))
-        one = [isinstance(e, (str, Evidence, Passage)) or not isinstance(e, Sequence)
-               for e in evidences]
         naming = _Naming(lambda ci: f"claims[{ci}]",
                          lambda ci, j: f"evidences[{ci}]" if one[ci] else f"evidences[{ci}][{j}]")
         return self._verify_paired(paired, top_k=None, naming=naming)
