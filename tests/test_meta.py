@@ -461,3 +461,24 @@ def test_corrupt_file_error_names_the_file(tmp_path) -> None:
     path.write_text(json.dumps(d["refute"]), encoding="utf-8")
     with pytest.raises(ValueError, match=r"meta\.json': meta-classifier file: calibrators\[0\]"):
         MetaClassifier.load(path)
+
+
+def test_folder_fingerprint_ignores_model_cards_not_weights(tmp_path) -> None:
+    """Editing a model card must not invalidate feature caches (it did: a README edit made
+    train_meta.py recompute every cached row); other weights or settings must."""
+    from verifier.embedded import folder_fingerprint
+
+    (tmp_path / "config.json").write_text('{"a": 1}')
+    (tmp_path / "model.safetensors").write_bytes(b"\x00\x01")
+    (tmp_path / "README.md").write_text("# card\n")
+    before = folder_fingerprint(tmp_path, model_cards=False)
+    saved = folder_fingerprint(tmp_path)  # what indexes record, cards included, as before
+    (tmp_path / "README.md").write_text("# card, edited\n")
+    (tmp_path / "NOTES.md").write_text("more\n")
+    assert folder_fingerprint(tmp_path, model_cards=False) == before
+    assert folder_fingerprint(tmp_path) != saved
+    (tmp_path / "config.json").write_text('{"a": 2}')
+    assert folder_fingerprint(tmp_path, model_cards=False) != before
+    (tmp_path / "config.json").write_text('{"a": 1}')
+    (tmp_path / "model.safetensors").write_bytes(b"\x00\x02")
+    assert folder_fingerprint(tmp_path, model_cards=False) != before

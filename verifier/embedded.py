@@ -73,11 +73,14 @@ def embedded_generator_gguf() -> tuple[str, str]:
     return str(folder), ggufs[0].name
 
 
-def folder_fingerprint(folder: str | Path) -> str:
+def folder_fingerprint(folder: str | Path, *, model_cards: bool = True) -> str:
     """SHA-256 of a model folder's files (their names and bytes).
 
-    Hidden files and folders (caches) and lock files are left out. The same model copied
-    or moved elsewhere has the same fingerprint; other weights do not.
+    Hidden files and folders (caches) and lock files are left out; so are Markdown files
+    (model cards) with ``model_cards=False``, for fingerprints of what a model computes
+    (feature caches: editing a card must not make them stale). Saved indexes record the
+    default. The same model copied or moved elsewhere has the same fingerprint; other
+    weights do not.
     """
     import hashlib
 
@@ -86,6 +89,8 @@ def folder_fingerprint(folder: str | Path) -> str:
     for f in sorted(p for p in folder.rglob("*") if p.is_file()):
         rel = f.relative_to(folder).as_posix()
         if rel.startswith(".") or "/." in rel or f.suffix in (".lock", ".pyc"):
+            continue
+        if not model_cards and f.suffix == ".md":
             continue
         h.update(rel.encode() + b"\0")
         with f.open("rb") as fh:

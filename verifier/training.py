@@ -108,9 +108,10 @@ def feature_signature(verifier: Any) -> str:
     """A fingerprint of what a verifier's features depend on besides the texts.
 
     The source of the ``verifier``, ``rag`` and ``mitigation`` packages, the NLI
-    detector's settings (not its device or batching) and model files, the verifier's
-    evidence settings, and the embedded sentence-embedding model's files (a custom encoder
-    passed to the verifier is not covered: clear the cache when you change it).
+    detector's settings (not its device or batching) and model files (not their model
+    cards), the verifier's evidence settings, and the embedded sentence-embedding model's
+    files (a custom encoder passed to the verifier is not covered: clear the cache when you
+    change it).
     """
     from verifier.embedded import embedded_embedding_model, embedded_model_dir, folder_fingerprint
     from verifier.errors import ModelLoadError
@@ -137,7 +138,7 @@ def feature_signature(verifier: Any) -> str:
         pass
     for folder in folders:
         if folder is not None and Path(folder).is_dir():
-            h.update(folder_fingerprint(folder).encode())
+            h.update(folder_fingerprint(folder, model_cards=False).encode())
     return h.hexdigest()
 
 
