@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import pytest
 from conftest import make_tiny_classifier
 
@@ -218,3 +219,34 @@ def test_unrelated_pairs_take_no_sentence_about_the_claim() -> None:
     for r in rows:
         own = next(e for e in examples if e.claim == r["hypothesis"])
         assert r["premise"] not in own.evidence_text
+
+
+class _FixedNLI:
+    """Stands in for NLIDetector: labels in a non-default order, scores given per claim."""
+
+    labels = ("contradiction", "entailment", "neutral")
+
+    def __init__(self, e_minus_c: dict[str, float]) -> None:
+        self.e_minus_c = e_minus_c
+
+    def predict(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        out = []
+        for _, claim in pairs:
+            d = self.e_minus_c[claim]
+            e, c = (0.5 + d / 2, 0.5 - d / 2)
+            out.append([c, e, 0.0])  # columns in ``labels`` order
+        return np.asarray(out)
+
+
+def test_compare_holdout_auroc_reads_the_label_order() -> None:
+    from verifier.datasets import NEI, REFUTES, SUPPORTS, Example
+
+    mod = _recipe("compare_holdout")
+    rows = [Example("1", "a", "ev", SUPPORTS, "fever", "train"),
+            Example("2", "b", "ev", REFUTES, "fever", "train"),
+            Example("3", "c", "ev", NEI, "healthver", "train")]
+    right = _FixedNLI({"a": 0.8, "b": -0.6, "c": 0.0})
+    assert mod.auroc(right, rows) == 1.0
+    # read in the default column order (e, n, c), these scores would rank a first
+    assert mod.auroc(_FixedNLI({"a": -0.8, "b": 0.6, "c": 0.0}), rows) == 0.0
+    assert mod.auroc(_FixedNLI({"a": 0.3, "b": 0.6, "c": 0.0}), rows) == 0.5
