@@ -16,7 +16,7 @@ the recorded results, the ensemble's macro-F1 cross-validated on the train rows
     python benchmarks/nli_seen_rows.py [--train-cache DIR] [--eval-cache DIR] [--nli-holdout]
 
 ``--nli-holdout``: for an NLI model trained on ``prepare_nli_data.py --meta-holdout`` data
-(the embedded v0.4): the train rows are sampled as ``train_meta.py --nli-holdout`` samples
+(the embedded v0.4 and v0.5): the train rows are sampled as ``train_meta.py --nli-holdout`` samples
 them (the half the NLI model never saw), and for the sets the NLI model was trained on the
 AUROC of the other half (the rows it was trained on) is printed beside them. The macro-F1
 columns read the shipped classifiers' log either way.
