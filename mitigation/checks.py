@@ -261,10 +261,11 @@ def _same_granularity(d: Date, other: Date, value: str) -> str | None:
 class EntityCheck:
     """Capitalised names in the claim that no evidence text mentions (MEDIUM).
 
-    Dates are the date check's: a month or weekday name is no entity ("3 March 2019" is in
-    "2019-03-03"). A month standing alone ("in March") is found in an evidence date of that
-    month, too. "May" and "Sun", also names, are read as dates only after a word that
-    introduces one ("in May", "on Sun.").
+    Dates are the date check's: a month name, or a weekday next to a date, is no entity ("3
+    March 2019" and "Monday, 3 June 2019" are in "2019-03-03" and "2019-06-03"); a weekday on
+    its own ("on Monday") is checked as a name. A month standing alone ("in March") is found
+    in an evidence date of that month, too. "May" and "Sun", also names, are read as dates
+    only after a word that introduces one ("in May", "on Sun.").
     """
 
     name = "entity"
@@ -272,8 +273,9 @@ class EntityCheck:
     def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
         """Flag names missing from the evidence (case-insensitive, word by word)."""
         ev = " ".join(evidence).lower()
-        for d in find_dates(claim):  # the date check compares them
-            claim = claim[:d.span[0]] + " " * (d.span[1] - d.span[0]) + claim[d.span[1]:]
+        dates = [d.span for d in find_dates(claim)]
+        for a, b in dates:  # the date check compares them
+            claim = claim[:a] + " " * (b - a) + claim[b:]
         ev_months: set[int] | None = None
         out = []
         for name, start in find_name_starts(claim):
@@ -281,13 +283,22 @@ class EntityCheck:
             if _date_words(claim, start, words):
                 if ev_months is None:
                     ev_months = {d.month for e in evidence for d in find_dates(e)}
-                # weekdays are not checked; a month is in the evidence's words or dates
-                words = [w for w in words if w in _MONTHS and _MONTHS[w] not in ev_months]
+                # a weekday next to a date is the date check's ("Monday, 3 June 2019");
+                # a month is in the evidence's words or dates
+                dated = _next_to(dates, claim, start, start + len(name))
+                words = [w for w in words
+                         if (_MONTHS[w] not in ev_months if w in _MONTHS else not dated)]
             if words and not all(re.search(rf"\b{re.escape(w)}\b", ev) for w in words):
                 out.append(Finding(self.name, "entity_not_in_evidence", Severity.MEDIUM,
                                    f"{name!r} is not mentioned in the evidence",
                                    "check the name against a source", name))
         return out
+
+
+def _next_to(spans: Sequence[tuple[int, int]], text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is next to one of ``spans`` (only spaces and commas between)."""
+    return any(not text[end:a].strip(" ,") if a >= end else
+               b <= start and not text[b:start].strip(" ,") for a, b in spans)
 
 
 _DATE_WORDS = frozenset(
@@ -350,6 +361,9 @@ class AllowlistRule:
     synonyms: dict[str, str] = field(default_factory=dict)
     severity: Severity = Severity.HIGH
     suggestion: str = ""
+    #: (pattern, word, term) of every term and synonym, longest word first (built once).
+    _patterns: tuple[tuple[re.Pattern[str], str, str], ...] = field(
+        init=False, repr=False, compare=False, default=())
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -393,6 +407,11 @@ class AllowlistRule:
         object.__setattr__(self, "allowed", allowed)
         object.__setattr__(self, "synonyms", dict(self.synonyms))
         object.__setattr__(self, "severity", severity)
+        words = {**{t.lower(): t for t in terms},
+                 **{k.lower(): v for k, v in self.synonyms.items()}}
+        object.__setattr__(self, "_patterns", tuple(
+            (re.compile(rf"(?<!\w){re.escape(word)}(?!\w)"), word, term)
+            for word, term in sorted(words.items(), key=lambda kv: -len(kv[0]))))
 
     def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
         """Flag terms of the category that are not allowed.
@@ -401,11 +420,8 @@ class AllowlistRule:
         matched again: "Pro" is not found in an allowed "Pro Max", nor "mail" in "e-mail".
         """
         low = claim.lower()
-        words = {**{t.lower(): t for t in self.terms},
-                 **{k.lower(): v for k, v in self.synonyms.items()}}
         out, seen = [], set()
-        for word, term in sorted(words.items(), key=lambda kv: -len(kv[0])):
-            pattern = re.compile(rf"(?<!\w){re.escape(word)}(?!\w)")
+        for pattern, word, term in self._patterns:
             # the words a longer term took are no shorter term's (NUL is no word character)
             low, hits = pattern.subn(lambda m: "\0" * len(m.group(0)), low)
             if not hits:

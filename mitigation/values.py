@@ -46,15 +46,25 @@ _COUNT_NOUN = re.compile(
 _SCALE_WORDS = {w: _SCALE[w] for w in ("thousand", "million", "billion", "trillion")}
 _UNIT_WORDS = "|".join(sorted(_WORDS, key=len, reverse=True))
 _ANY_WORDS = "|".join(sorted([*_WORDS, *_SCALE_WORDS], key=len, reverse=True))
-_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
-_UNIT_ORDINALS = "first|second|third|fourth|fifth|sixth|seventh|eighth|ninth"
+_ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
+    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
+    "nineteenth": 19, "twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50,
+    "sixtieth": 60, "seventieth": 70, "eightieth": 80, "ninetieth": 90, "hundredth": 100,
+}
+_TENS = "|".join(w for w, v in _WORDS.items() if v in range(20, 100, 10))
+_UNIT_ORDINALS = "|".join(w for w, v in _ORDINALS.items() if v < 10)
+#: What follows the tens of a compound ordinal ("twenty-first", "twenty-first-century",
+#: "thirty second"; in "twenty first-time buyers" the number is 20).
+_ORDINAL_TAIL = r"(?:-(?:" + _UNIT_ORDINALS + r")\b|\s(?:" + _UNIT_ORDINALS + r")\b(?!-))"
 _WORDNUM = re.compile(
     # "two thousand five hundred", "a million", "half a million"; a scale word begins a
     # number only after "a" ("a thousand"): "several million" gives no number
     r"\b(?P<w>(?:(?:half\s+)?an?\s+(?:hundred|dozen|thousand|million|billion|trillion)|"
     + _UNIT_WORDS + r")(?:[\s-](?:and\s)?(?:" + _ANY_WORDS + r"))*)\b"
     # not the tens of an ordinal ("twenty-first" is 21st, not 20)
-    r"(?!-(?:" + _UNIT_ORDINALS + r")\b)" + _PCT + "?", re.I)
+    r"(?!" + _ORDINAL_TAIL + r")" + _PCT + "?", re.I)
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _DATE_DMY = re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{_MONTH_RE})\.?,?"
                        rf"\s+(?P<y>\d{{4}})\b", re.I)
@@ -69,16 +79,9 @@ _YEAR_RANGE = re.compile(r"\b(?P<y>1[0-9]\d\d|20\d\d)[-–/](?P<yy>\d\d)(?![\w-]
 _MONTH_YEAR = re.compile(rf"\b(?P<m>{_MONTH_RE})\.?\s+(?P<y>\d{{4}})\b", re.I)
 _YEAR = re.compile(r"\b(?P<y>1[0-9]\d\d|20\d\d)\b")
 _YEAR_OR_DECADE = re.compile(r"\b(?P<y>1[0-9]\d\d|20\d\d)(?P<dec>['’]?s)?\b")
-_ORDINALS = {
-    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
-    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
-    "nineteenth": 19, "twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50,
-    "sixtieth": 60, "seventieth": 70, "eightieth": 80, "ninetieth": 90, "hundredth": 100,
-}
 #: An ordinal word, compound ones included ("twenty-first", "thirty second").
-_ORDINAL = re.compile(r"\b(?:(?P<tens>" + _TENS + r")[\s-](?=(?:" + _UNIT_ORDINALS
-                      + r")\b))?(?P<unit>" + "|".join(_ORDINALS) + r")\b", re.I)
+_ORDINAL = re.compile(r"\b(?:(?P<tens>" + _TENS + r")(?=" + _ORDINAL_TAIL + r")[\s-])?"
+                      r"(?P<unit>" + "|".join(_ORDINALS) + r")\b", re.I)
 _QUOTE = re.compile(r"[\"“]([^\"”]*)[\"”]")
 #: Text whose straight double quotes all come doubled (escaped).
 _ALL_DOUBLED = re.compile(r'(?:[^"]|"")*')

@@ -844,7 +844,10 @@ def test_batch_scorer_rows_that_are_not_probabilities_are_error_records(tmp_path
     rows[2]["claim"], rows[5]["claim"], rows[6]["claim"] = "NAN", "BIG", "SUM"
     src.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
+    calls = []
+
     def scorer(pairs):
+        calls.append(len(pairs))
         out = _fake_scorer(pairs)
         for k, (_, h) in enumerate(pairs):
             out[k] = {"NAN": [np.nan, 0.5, 0.5], "BIG": [1.5, -0.25, -0.25],
@@ -852,6 +855,7 @@ def test_batch_scorer_rows_that_are_not_probabilities_are_error_records(tmp_path
         return out
 
     m = run_eval(EvalConfig([src], tmp_path / "o", plots=False), scorer=scorer)
+    assert calls == [8]  # the bad rows are known from the one call: nothing scored again
     text = (tmp_path / "o/predictions.jsonl").read_text()
     assert "NaN" not in text  # every line is valid JSON
     errs = _lines(tmp_path / "o/errors.jsonl")
@@ -921,3 +925,28 @@ def test_batch_3class_refuses_two_class_synonyms_as_ambiguous(tmp_path) -> None:
     assert [e["reason"][:40] for e in _lines(tmp_path / "o/errors.jsonl")] == [
         "label 0 is ambiguous in scheme '3class' ", "label 1 is ambiguous in scheme '3class' ",
         "unknown label 2"]
+
+
+def test_batch_unscored_pairs_rows_that_are_not_probabilities_are_error_records(
+        tmp_path) -> None:
+    """A scorer that isolates its failed pairs (UnscoredPairs, as the Ray actors do) gets its
+    other rows checked too: a NaN there was written into predictions.jsonl as invalid JSON."""
+    from verifier.batch import UnscoredPairs
+
+    src = tmp_path / "in.jsonl"
+    rows = [{**GOOD[i % 3], "id": str(i), "claim": f"claim {i} ."} for i in range(4)]
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    def scorer(pairs):
+        out = _fake_scorer(pairs)
+        out[1] = [np.nan, 0.5, 0.5]
+        raise UnscoredPairs(out, {0: "cannot score: too long"})
+
+    m = run_eval(EvalConfig([src], tmp_path / "o", plots=False), scorer=scorer)
+    assert "NaN" not in (tmp_path / "o/predictions.jsonl").read_text()
+    errs = _lines(tmp_path / "o/errors.jsonl")
+    assert [(e["line"], e["reason"]) for e in errs] == [
+        (1, "cannot score: too long"),
+        (2, "cannot score: the scorer returned the probabilities [nan, 0.5, 0.5] for the "
+            "pair: a value that is not finite")]
+    assert (m["n"], m["n_errors"]) == (2, 2)

@@ -384,6 +384,7 @@ def _corrupt(d: dict, stage: str, edit: object) -> str:
     ("refute", lambda s: s["feature_names"].reverse(), "different feature names"),
     ("", lambda d: d.update(support_threshold=7.0), "support_threshold must be in"),
     ("", lambda d: d.pop("refute_prior"), "lacks the field 'refute_prior'"),
+    ("", lambda d: d.pop("refute"), "lacks the field 'refute'"),
 ])
 def test_status_classifier_file_that_does_not_fit_together_is_refused(stage, edit,
                                                                      match) -> None:
@@ -463,22 +464,25 @@ def test_corrupt_file_error_names_the_file(tmp_path) -> None:
         MetaClassifier.load(path)
 
 
-def test_folder_fingerprint_ignores_model_cards_not_weights(tmp_path) -> None:
-    """Editing a model card must not invalidate feature caches (it did: a README edit made
-    train_meta.py recompute every cached row); other weights or settings must."""
+def test_feature_signature_ignores_record_files_not_weights(tmp_path) -> None:
+    """Editing a model card or a training log must not invalidate feature caches (it did: a
+    README edit made train_meta.py recompute every cached row); weights or settings must."""
     from verifier.embedded import folder_fingerprint
+    from verifier.training import RECORD_FILES
 
     (tmp_path / "config.json").write_text('{"a": 1}')
     (tmp_path / "model.safetensors").write_bytes(b"\x00\x01")
     (tmp_path / "README.md").write_text("# card\n")
-    before = folder_fingerprint(tmp_path, model_cards=False)
-    saved = folder_fingerprint(tmp_path)  # what indexes record, cards included, as before
+    (tmp_path / "training_log.json").write_text("{}")
+    before = folder_fingerprint(tmp_path, skip=RECORD_FILES)
+    saved = folder_fingerprint(tmp_path)  # what indexes record: every file, as before
     (tmp_path / "README.md").write_text("# card, edited\n")
-    (tmp_path / "NOTES.md").write_text("more\n")
-    assert folder_fingerprint(tmp_path, model_cards=False) == before
+    (tmp_path / "training_log.json").write_text('{"epochs": 2}')
+    (tmp_path / "chunk_tuning.json").write_text("{}")
+    assert folder_fingerprint(tmp_path, skip=RECORD_FILES) == before
     assert folder_fingerprint(tmp_path) != saved
     (tmp_path / "config.json").write_text('{"a": 2}')
-    assert folder_fingerprint(tmp_path, model_cards=False) != before
+    assert folder_fingerprint(tmp_path, skip=RECORD_FILES) != before
     (tmp_path / "config.json").write_text('{"a": 1}')
     (tmp_path / "model.safetensors").write_bytes(b"\x00\x02")
-    assert folder_fingerprint(tmp_path, model_cards=False) != before
+    assert folder_fingerprint(tmp_path, skip=RECORD_FILES) != before

@@ -10,23 +10,12 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_mitigation_edge_cases import C, S, U, _ev, _v
 
 from mitigation.checks import AllowlistRule, NumberCheck, load_rules, run_checks
 from mitigation.mitigator import Mitigator
 from mitigation.values import date_in, find_dates, find_numbers
-from verifier.types import Claim, ClaimVerdict, Evidence, Status
-
-S, C, U = Status.SUPPORTED, Status.CONTRADICTORY, Status.INSUFFICIENT_INFO
-
-
-def _v(draft: str, part: str, status: Status, *ev: Evidence, text: str | None = None
-       ) -> ClaimVerdict:
-    s = draft.index(part)
-    return ClaimVerdict(Claim(text or part, (s, s + len(part))), status, evidence=ev)
-
-
-def _ev(text: str, source: str = "src") -> Evidence:
-    return Evidence(text, source)
+from verifier.types import Evidence
 
 
 def _found(claim: str, evidence: str) -> list[tuple[str, str | None, str | None]]:
@@ -137,6 +126,9 @@ def test_mitigation_numeric_dates_differences_are_caught() -> None:
         ("entity_not_in_evidence", "March", None)]
     assert _found("May resigned in 2019.", "Johnson resigned in 2019.") == [
         ("entity_not_in_evidence", "May", None)]
+    # a weekday not next to a date is a claim of its own, still checked
+    assert _found("It opened on Monday.", "It opened on Tuesday.") == [
+        ("entity_not_in_evidence", "Monday", None)]
 
 
 # 5. a date correction as precise as the claim
@@ -320,6 +312,7 @@ def test_mitigation_rule_file_parse_errors_name_the_file(tmp_path, name, text, k
     # compound ordinals and "1.2m users"
     ("It happened in the 21st century.", "It happened in the twenty-first century.", []),
     ("It happened in the twenty-first century.", "It happened in the 21st century.", []),
+    ("It was the thirty second season.", "It was the 32nd season.", []),
     ("It had 20 first-time buyers.", "It had twenty first-time buyers.", []),
     ("It had 1.2m users.", "It had 1,200,000 users.", []),
     ("It had 1.3m users.", "It had 1,200,000 users.",

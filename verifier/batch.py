@@ -44,7 +44,8 @@ from verifier.datasets import (
     REFUTES,
     SUPPORTS,
     Split,
-    _printable,  # one helper for both modules' readers (datasets cannot import batch)
+    _printable,  # helpers for both modules' readers (datasets cannot import batch)
+    _undecodable,
     data_root,
     load_preset_rows,
     normalise_label,
@@ -292,21 +293,6 @@ def _detect_format(path: Path) -> str:
 
 
 #: The code points ``surrogateescape`` keeps an undecodable byte as (U+DC80 to U+DCFF).
-_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
-
-
-def _undecodable(text: str, first_line: int) -> str | None:
-    """Where ``surrogateescape`` kept an undecodable byte in ``text``, or ``None``.
-
-    ``first_line`` is the file line ``text`` starts on; the answer names the byte and its line.
-    """
-    m = _ESCAPED_BYTE.search(text)
-    if m is None:
-        return None
-    line = first_line + text.count("\n", 0, m.start())
-    return f"not UTF-8: byte 0x{ord(m.group()) - 0xDC00:02x} on line {line}"
-
-
 #: A UTF-16 surrogate code point: JSON may spell a lone one (``"\ud800"``), which is not text
 #: (no tokenizer takes it and it cannot be written as UTF-8).
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -1022,7 +1008,6 @@ def _score(scorer: Any, pairs: list[tuple[str, str]]) -> tuple[np.ndarray, list[
     if extra is not None and len(extra) != len(pairs):
         raise ConfigurationError(f"the scorer returned {len(extra)} per-detector score dicts "
                                  f"for {len(pairs)} pairs")
-    _check_probabilities(probs)
     return probs, extra
 
 
@@ -1030,24 +1015,24 @@ def _score(scorer: Any, pairs: list[tuple[str, str]]) -> tuple[np.ndarray, list[
 _SUM_TOLERANCE = 1e-3
 
 
-def _check_probabilities(probs: np.ndarray) -> None:
-    """Raise ``ValueError`` naming the first row of ``probs`` that is not a distribution.
+def _bad_probability_rows(probs: np.ndarray) -> dict[int, str]:
+    """Row index -> why that row of ``probs`` is not a distribution, as its error record says.
 
     Each row must hold finite values in [0, 1] that sum to 1 (within :data:`_SUM_TOLERANCE`).
-    The message names the row as ``pairs[k]``, so that :func:`_score_isolating_bad_pairs`
-    narrows it down to its pair, which becomes an error record.
+    Such a row is a bad pair's error record, not a reason to score the others again.
     """
     finite = np.isfinite(probs).all(axis=1)
-    ok = finite & ((probs >= 0.0) & (probs <= 1.0)).all(axis=1)
-    ok &= np.abs(probs.sum(axis=1) - 1.0) <= _SUM_TOLERANCE
-    if ok.all():
-        return
-    k = int(np.argmin(ok))
-    row = [round(float(x), 6) if math.isfinite(x) else float(x) for x in probs[k]]
-    why = ("a value that is not finite" if not finite[k]
-           else "a value outside [0, 1]" if not ((probs[k] >= 0) & (probs[k] <= 1)).all()
-           else f"a sum of {float(probs[k].sum()):.6g}, not 1")
-    raise ValueError(f"the scorer returned the probabilities {row} for pairs[{k}]: {why}")
+    in_range = ((probs >= 0.0) & (probs <= 1.0)).all(axis=1)
+    sums = probs.sum(axis=1)
+    bad = {}
+    for k in np.flatnonzero(~(finite & in_range & (np.abs(sums - 1.0) <= _SUM_TOLERANCE))):
+        row = [round(float(x), 6) if math.isfinite(x) else float(x) for x in probs[k]]
+        why = ("a value that is not finite" if not finite[k]
+               else "a value outside [0, 1]" if not in_range[k]
+               else f"a sum of {float(sums[k]):.6g}, not 1")
+        bad[int(k)] = (f"cannot score: the scorer returned the probabilities {row} for the "
+                       f"pair: {why}")
+    return bad
 
 
 def _score_isolating_bad_pairs(scorer: Any, pairs: list[tuple[str, str]]
@@ -1057,8 +1042,10 @@ def _score_isolating_bad_pairs(scorer: Any, pairs: list[tuple[str, str]]
     When a call raises ``ValueError`` (bad input: a claim too long for the model window, say),
     the pairs are split in halves and scored again until each rejected pair is alone, so the
     other pairs are still scored (with k bad pairs, about ``2 k log2(n)`` extra calls); a
-    scorer that isolates them itself raises :class:`UnscoredPairs`. Other exceptions, and the
-    toolkit's own configuration errors (:class:`VerifierError`), propagate.
+    scorer that isolates them itself raises :class:`UnscoredPairs`. A returned row that is
+    not a distribution (:func:`_bad_probability_rows`) is that pair's reason, with no call
+    again. Other exceptions, and the toolkit's own configuration errors
+    (:class:`VerifierError`), propagate.
 
     Returns:
         One entry per pair, in order: ``(nli_row, scores_or_None)``, or the reason (``str``).
@@ -1067,10 +1054,13 @@ def _score_isolating_bad_pairs(scorer: Any, pairs: list[tuple[str, str]]
 
     try:
         nli, extra = _score(scorer, pairs)
+        reasons: dict[int, str] = {}
     except UnscoredPairs as exc:  # the scorer isolated its bad pairs itself (the Ray actors)
-        probs = np.asarray(exc.probs, dtype=np.float64)
-        return [exc.reasons[k] if k in exc.reasons else (probs[k], None)
-                for k in range(len(pairs))]
+        nli, extra, reasons = np.asarray(exc.probs, dtype=np.float64), None, exc.reasons
+        if nli.shape != (len(pairs), 3):
+            raise ConfigurationError(f"the scorer's UnscoredPairs must hold (n, 3) "
+                                     f"probabilities for n = {len(pairs)} pairs, got shape "
+                                     f"{nli.shape}") from exc
     except ValueError as exc:
         if isinstance(exc, VerifierError):
             raise
@@ -1080,7 +1070,9 @@ def _score_isolating_bad_pairs(scorer: Any, pairs: list[tuple[str, str]]
         mid = len(pairs) // 2
         return (_score_isolating_bad_pairs(scorer, pairs[:mid])
                 + _score_isolating_bad_pairs(scorer, pairs[mid:]))
-    return [(nli[k], None if extra is None else extra[k]) for k in range(len(pairs))]
+    reasons = {**_bad_probability_rows(nli), **reasons}  # a failed pair: the scorer's reason
+    return [reasons[k] if k in reasons else (nli[k], None if extra is None else extra[k])
+            for k in range(len(pairs))]
 
 
 def _chunks(rows: Iterator[RawRow], size: int) -> Iterator[list[RawRow]]:
@@ -1149,11 +1141,12 @@ class _Ids:
         if rid is None:
             name = row.source if row.source in self.shared else Path(row.source).name
             rid = f"{name}:{row.line}"
-        first = self.first.setdefault(rid, (row.source, row.line))
-        if first != (row.source, row.line):
+        first = self.first.get(rid)
+        if first is not None:  # each row is given an id once a run
             field_name = f"id field {self.fields.id!r}" if self.fields.id else "no id field"
             raise ValueError(f"duplicate id {_short(rid)} ({field_name}): the row on "
                              f"{first[0]}:{first[1]} has it already")
+        self.first[rid] = (row.source, row.line)
         return rid
 
 

@@ -227,12 +227,20 @@ def _reason(exc: Exception) -> str:
     return str(exc)
 
 
-def _undecodable(text: str) -> str | None:
-    """The first byte ``surrogateescape`` kept in ``text`` (it was not UTF-8), or ``None``."""
-    for ch in text:
-        if "\udc80" <= ch <= "\udcff":
-            return f"not UTF-8: byte 0x{ord(ch) - 0xDC00:02x}"
-    return None
+#: A byte ``surrogateescape`` kept because it was not UTF-8.
+_ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
+
+
+def _undecodable(text: str, first_line: int) -> str | None:
+    """Where ``surrogateescape`` kept an undecodable byte in ``text``, or ``None``.
+
+    ``first_line`` is the file line ``text`` starts on; the answer names the byte and its line.
+    """
+    m = _ESCAPED_BYTE.search(text)
+    if m is None:
+        return None
+    line = first_line + text.count("\n", 0, m.start())
+    return f"not UTF-8: byte 0x{ord(m.group()) - 0xDC00:02x} on line {line}"
 
 
 def _printable(text: str) -> str:
@@ -254,9 +262,9 @@ def _jsonl(path: Path) -> Iterator[_SourceRow]:
         for n, line in enumerate(fh, start=1):
             text = line.rstrip("\r\n")
             where = f"{src}:{n}"
-            bad = _undecodable(text)
+            bad = _undecodable(text, n)
             if bad is not None:
-                yield _SourceRow(src, n, _printable(text), None, f"{bad} on line {n}", where)
+                yield _SourceRow(src, n, _printable(text), None, bad, where)
                 continue
             if not text.strip():
                 yield _SourceRow(src, n, text, None, "empty line", where)
@@ -334,9 +342,7 @@ def _delimited(path: Path, delimiter: str, quoting: int) -> Iterator[_SourceRow]
             end = reader.line_num
             raw = delimiter.join(values)
             where = f"{src}:{start}"
-            bad = _undecodable(raw)
-            error = (bad and f"{bad} in the row from line {start}") or (
-                "empty line" if not values else None)
+            error = _undecodable(raw, start) or ("empty line" if not values else None)
             if header is None and error is None:
                 header = values
                 continue

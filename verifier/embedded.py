@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -73,15 +74,16 @@ def embedded_generator_gguf() -> tuple[str, str]:
     return str(folder), ggufs[0].name
 
 
-def folder_fingerprint(folder: str | Path, *, model_cards: bool = True) -> str:
+def folder_fingerprint(folder: str | Path, *, skip: Iterable[str] = ()) -> str:
     """SHA-256 of a model folder's files (their names and bytes).
 
-    Hidden files and folders (caches) and lock files are left out; so are Markdown files
-    (model cards) with ``model_cards=False``, for fingerprints of what a model computes
-    (feature caches: editing a card must not make them stale). Saved indexes record the
-    default. The same model copied or moved elsewhere has the same fingerprint; other
-    weights do not.
+    Hidden files and folders (caches) and lock files are left out, and so are files whose
+    name matches a pattern of ``skip`` (``fnmatch``; for a fingerprint of what a model
+    computes, a caller leaves out what it knows the model never reads, such as its card).
+    Saved indexes record it with nothing skipped. The same model copied or moved elsewhere
+    has the same fingerprint; other weights do not.
     """
+    import fnmatch
     import hashlib
 
     folder = Path(folder)
@@ -90,7 +92,7 @@ def folder_fingerprint(folder: str | Path, *, model_cards: bool = True) -> str:
         rel = f.relative_to(folder).as_posix()
         if rel.startswith(".") or "/." in rel or f.suffix in (".lock", ".pyc"):
             continue
-        if not model_cards and f.suffix == ".md":
+        if any(fnmatch.fnmatch(f.name, pattern) for pattern in skip):
             continue
         h.update(rel.encode() + b"\0")
         with f.open("rb") as fh:

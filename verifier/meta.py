@@ -643,7 +643,8 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
             got = d.get("format") if isinstance(d, dict) else type(d).__name__
             raise ValueError(f"not a status-classifier file (format {got!r})")
         support = _load_stage(d, "support")  # a stage's own errors name the stage
-        refute = _load_stage(d, "refute") if d.get("refute") is not None else None
+        # null is a 2-class fit without stage two; a missing field is an error
+        refute = None if d.get("refute", ...) is None else _load_stage(d, "refute")
         try:
             m = cls(**d["params"])
             m.support_, m.refute_ = support, refute

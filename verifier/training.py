@@ -104,14 +104,21 @@ def collect_features(verifier: Any, examples: Sequence[Example], *, batch_size: 
                  "meta": e.meta} for e in examples]
 
 
+#: Files the recipes keep beside a model's weights that no feature reads: its card, training
+#: log, tuning records and ``verifier eval``'s decision cuts. Editing one does not make cached
+#: features stale (:func:`feature_signature`).
+RECORD_FILES: tuple[str, ...] = ("*.md", "training_log.json", "*_tuning.json",
+                                 "thresholds.json")
+
+
 def feature_signature(verifier: Any) -> str:
     """A fingerprint of what a verifier's features depend on besides the texts.
 
     The source of the ``verifier``, ``rag`` and ``mitigation`` packages, the NLI
-    detector's settings (not its device or batching) and model files (not their model
-    cards), the verifier's evidence settings, and the embedded sentence-embedding model's
-    files (a custom encoder passed to the verifier is not covered: clear the cache when you
-    change it).
+    detector's settings (not its device or batching) and model files (not
+    :data:`RECORD_FILES`), the verifier's evidence settings, and the embedded
+    sentence-embedding model's files (a custom encoder passed to the verifier is not
+    covered: clear the cache when you change it).
     """
     from verifier.embedded import embedded_embedding_model, embedded_model_dir, folder_fingerprint
     from verifier.errors import ModelLoadError
@@ -138,7 +145,7 @@ def feature_signature(verifier: Any) -> str:
         pass
     for folder in folders:
         if folder is not None and Path(folder).is_dir():
-            h.update(folder_fingerprint(folder, model_cards=False).encode())
+            h.update(folder_fingerprint(folder, skip=RECORD_FILES).encode())
     return h.hexdigest()
 
 

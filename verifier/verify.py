@@ -440,7 +440,6 @@ class Verifier:
             top_k: Passages retrieved per query.
             prompt: The prompt that produced the draft (uncertainty: teacher forcing).
         """
-        generation = draft if isinstance(draft, Generation) else None
         text = draft.text if isinstance(draft, Generation) else draft
         if not isinstance(text, str):
             raise TypeError(f"draft must be a non-empty str or Generation, got "
@@ -454,8 +453,8 @@ class Verifier:
                 raise TypeError(f"{name} must be a str or None, got {value!r:.80}")
         if (evidence is None) == (retriever is None):
             raise ValueError("give exactly one of evidence= or retriever=")
-        if generation is None and self.uncertainty is not None:
-            generation = Generation(text)  # teacher forcing and sampling need no log-probs
+        # a str draft: teacher forcing and sampling need no log-probs
+        generation = draft if isinstance(draft, Generation) else Generation(text)
         t: dict[str, float] = {}
         t0 = time.perf_counter()
         claims = self.decomposer.decompose(text)

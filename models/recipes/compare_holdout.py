@@ -1,12 +1,14 @@
 """Rank NLI checkpoints on train rows that none of them trained on (a dev comparison).
 
-For each set, the ``train`` examples :func:`verifier.training.nli_holdout` keeps out of the
-NLI training data (``prepare_nli_data.py --meta-holdout``), at most ``--per-set`` of them
-(evenly spaced). Each model scores ``(evidence, claim)`` as :class:`verifier.NLIDetector`
-feeds the verifier (chunked evidence, bf16 on this CPU); the figure is the AUROC of
-``p(entailment) - p(contradiction)`` for supported against the rest (refuted, not supported,
-not enough info), as the verifier's first stage splits them. No eval split is read, so the
-result may choose a checkpoint.
+For each set the meta-classifiers are fitted on, the ``train`` examples
+:func:`verifier.training.nli_holdout` keeps out of the NLI training data
+(``prepare_nli_data.py --meta-holdout``), a seeded sample of ``--per-set`` where there are
+more (:func:`verifier.training.sample_examples`, as ``train_meta.py --nli-holdout``
+samples). Each model scores ``(evidence, claim)`` as :class:`verifier.NLIDetector` feeds the
+verifier (chunked evidence, bf16 on this CPU); the figure is the AUROC of ``p(entailment) -
+p(contradiction)`` for supported against the rest (refuted, not supported, not enough info),
+as the verifier's first stage splits them. No eval split is read, so the result may choose a
+checkpoint.
 
     python models/recipes/compare_holdout.py --models embedded DIR [DIR ...] [--out FILE]
 """
@@ -21,21 +23,11 @@ from pathlib import Path
 
 import numpy as np
 
-from verifier.datasets import SUPPORTS, Example, load_preset
+from verifier.datasets import SUPPORTS, Example
 from verifier.nli import NLIDetector
-from verifier.training import nli_holdout
+from verifier.training import META_SETS, nli_holdout, sample_examples
 
 logger = logging.getLogger("compare_holdout")
-#: The sets with train rows and both classes (WiCE has a dev split only).
-SETS: tuple[str, ...] = ("fever", "healthver", "covidfact", "scifact", "frank", "summedits")
-
-
-def holdout_rows(name: str, per_set: int) -> list[Example]:
-    """The held-out train examples of ``name``, evenly spaced."""
-    rows = [e for e in load_preset(name, "train") if nli_holdout(e)]
-    if per_set > 0 and len(rows) > per_set:
-        rows = rows[:: len(rows) // per_set + 1]
-    return rows
 
 
 def auroc(detector: NLIDetector, rows: list[Example]) -> float:
@@ -58,7 +50,8 @@ def main() -> None:
     if args.per_set < 0:
         ap.error(f"--per-set must be >= 0, got {args.per_set}")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
-    rows = {name: holdout_rows(name, args.per_set) for name in SETS}
+    rows = {name: sample_examples(name, "train", args.per_set or None, where=nli_holdout)
+            for name in META_SETS}
     table: dict[str, dict[str, float]] = {}
     for model in args.models:
         detector = NLIDetector(None if model == "embedded" else model)
@@ -71,9 +64,9 @@ def main() -> None:
         scores["mean"] = round(float(np.mean(list(scores.values()))), 2)
         table[model] = scores
     width = max(len(m) for m in table)
-    print(f"{'model':<{width}} " + " ".join(f"{s:>9}" for s in [*SETS, "mean"]))
+    print(f"{'model':<{width}} " + " ".join(f"{s:>9}" for s in [*META_SETS, "mean"]))
     for model, scores in table.items():
-        print(f"{model:<{width}} " + " ".join(f"{scores[s]:>9.2f}" for s in [*SETS, "mean"]))
+        print(f"{model:<{width}} " + " ".join(f"{scores[s]:>9.2f}" for s in [*META_SETS, "mean"]))
     if args.out:
         args.out.write_text(json.dumps({"rows": {n: len(r) for n, r in rows.items()},
                                         "auroc": table}, indent=1) + "\n")
