@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from mitigation.values import (
     _MONTHS,
@@ -27,6 +27,7 @@ from mitigation.values import (
     find_numbers,
     find_ordinals,
     find_quotes,
+    number_bound,
     number_in,
     part_of_name,
     year_in_name,
@@ -116,6 +117,8 @@ class NumberCheck:
         for n, unit, named in claim_numbers:
             if number_in(n, ev_numbers):
                 continue
+            if not named and _bound_met(n, number_bound(claim, n), unit, found):
+                continue  # "over 4.5 million copies" against "4.7 million copies"
             if named:
                 out.append(Finding(self.name, "number_not_in_evidence", Severity.MEDIUM,
                                    f"the number {n.text!r}, part of a name, is not in the "
@@ -159,6 +162,36 @@ class NumberCheck:
         return out
 
 
+def _bound_met(n: Number, bound: Literal["min", "max"] | None, unit: str | None,
+               found: Sequence[tuple[str, list[Number]]]) -> bool:
+    """Whether an exact evidence number of the same kind as the claim's bound ``n`` meets it.
+
+    The same kind: both percents or neither, no two different currency symbols, and the
+    same unit word after each (a bound with none, "orders over $150", is left alone: what it
+    counts is unknown); and only within ten times the bound (a bound rounds a value: "over
+    4.5 million copies" is given by "4.7 million copies"). An
+    evidence number that is a bound itself meets nothing: "gatherings over 15
+    people" is not given by "gatherings over 250 people", a threshold of another value.
+    ``found``: each evidence text with its numbers.
+    """
+    if bound is None or unit is None or n.value <= 0:
+        return False
+    for text, numbers in found:
+        for m in numbers:
+            if m.percent != n.percent or (n.currency and m.currency and
+                                          n.currency != m.currency) \
+                    or number_bound(text, m) is not None:
+                continue
+            if _unit_after(text, m.span[1]) != unit:
+                continue
+            # the claim's bound rounds the evidence's value: "over 4.5 million" for 4.7
+            # million, not "over 1,600" for 1.6 million (nor "over £100" for £100,000)
+            low, high = (n.value, 10 * n.value) if bound == "min" else (n.value / 10, n.value)
+            if low <= m.value <= high:
+                return True
+    return False
+
+
 #: Words that tell nothing of what an ordinal counts ("the", "his", "was"), or make it an
 #: idiom ("second time", "first hand").
 _NO_CONTEXT = frozenset(
@@ -190,7 +223,9 @@ class DateCheck:
     Red Line (1998 film)": :func:`~mitigation.values.year_in_name`), which is an identifier,
     not a date the evidence's one date could correct. The evidence's date is offered as the
     correction only when the claim gives one date (years in names aside): of "begun in 1887,
-    opened in 1890" against "opened in 1889", which one 1889 corrects is unknown.
+    opened in 1890" against "opened in 1889", which one 1889 corrects is unknown. A century
+    ("the 20th century") agrees with each year in it and is contradicted only by another
+    century.
     """
 
     name = "date"
@@ -206,14 +241,16 @@ class DateCheck:
         for d, named in claim_dates:
             if date_in(d, ev_dates):
                 continue
-            bare_year = d.month is None and not d.decade
+            bare_year = d.month is None and not d.span_of_years
             if bare_year and any(n.value == d.year and not n.percent for n in ev_numbers):
                 continue  # "2000 delegates" against the evidence's "2,000": a number
             if named:
                 out.append(Finding(self.name, "date_not_in_evidence", Severity.MEDIUM,
                                    f"the year {d.text!r}, part of a name, is not in the "
                                    "evidence", "check the name against a source", d.text))
-            elif len({x.key for x in ev_dates}) == 1:
+            elif len({x.key for x in ev_dates}) == 1 and (not d.century or ev_dates[0].century):
+                # a century is contradicted only by a century: "lived in the 21st century"
+                # against "born in 1941" is no contradiction
                 other = ev_dates[0]
                 # a decade is replaced with its article: "the 1990s" -> "1985"
                 value = (claim[d.span[0] - 4: d.span[1]] if d.decade and
@@ -241,6 +278,8 @@ def _same_granularity(d: Date, other: Date, value: str) -> str | None:
     than the claim (a year cannot correct "on 20 July 1970") or is a decade where the claim
     gives a year.
     """
+    if d.century or other.century:  # "the 19th century" -> "the 18th century" only
+        return other.text if d.century and other.century else None
     if d.decade:
         if other.decade:  # "the 1990s" -> "the 1980s"
             return value[:len(value) - len(d.text)] + other.text
@@ -489,8 +528,14 @@ def _words(text: str) -> str:
 
 
 def _unit_after(text: str, pos: int) -> str | None:
+    """The word after a number: its unit ("metres", "copies").
+
+    After an ordinal's suffix, the word after that ("20th President": "president", not "th").
+    """
     m = _UNIT.match(text, pos)
     if not m:
         return None
     word = m.group(0).strip().lower()
+    if word in ("st", "nd", "rd", "th") and m.group(0) == word:
+        return _unit_after(text, m.end())
     return word if word not in ("and", "or", "to", "the", "of", "in", "by", "a") else None

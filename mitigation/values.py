@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from itertools import product
+from typing import Literal
 
 from verifier.text import csv_unescaped
 
@@ -34,7 +35,9 @@ _PCT = r"(?P<pct>\s?%|[\s-]?per\s?cent\b)"
 _NUM = re.compile(
     # a minus sign, not a hyphen inside a word or a range ("COVID-19", "10-20")
     r"(?<![\w.])(?:(?P<sign>[-\u2212]|minus\s)(?=[$€£]\s?\d|\d))?"
-    r"(?P<cur>[$€£])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    # thousands grouped by commas or by spaces ("53,879", "53 879", "1 200 000")
+    r"(?P<cur>[$€£])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|"
+    r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d.,]\d)|\d+(?:\.\d+)?)"
     r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mn|tn|k|m|b)\b)?"
     + _PCT + "?", re.I)
 #: A count noun after "1.2m" or "5b": the letter is a scale ("1.2m users"), not metres.
@@ -80,8 +83,18 @@ _MONTH_YEAR = re.compile(rf"\b(?P<m>{_MONTH_RE})\.?\s+(?P<y>\d{{4}})\b", re.I)
 _YEAR = re.compile(r"\b(?P<y>1[0-9]\d\d|20\d\d)\b")
 _YEAR_OR_DECADE = re.compile(r"\b(?P<y>1[0-9]\d\d|20\d\d)(?P<dec>['’]?s)?\b")
 #: An ordinal word, compound ones included ("twenty-first", "thirty second").
-_ORDINAL = re.compile(r"\b(?:(?P<tens>" + _TENS + r")(?=" + _ORDINAL_TAIL + r")[\s-])?"
-                      r"(?P<unit>" + "|".join(_ORDINALS) + r")\b", re.I)
+_ORDINAL_WORDS = (r"(?:(?P<tens>" + _TENS + r")(?=" + _ORDINAL_TAIL + r")[\s-])?"
+                  r"(?P<unit>" + "|".join(_ORDINALS) + r")")
+_ORDINAL = re.compile(r"\b" + _ORDINAL_WORDS + r"\b", re.I)
+#: A century: "the 20th century", "nineteenth-century", "the twenty-first century" (not
+#: one "BC" or "BCE", whose years count down; "Century" capitalised is a name's).
+_CENTURY = re.compile(r"\b(?:(?P<n>\d{1,2})(?:st|nd|rd|th)|" + _ORDINAL_WORDS
+                      + r")[\s-]centur(?:y|ies)\b(?!\s*(?:BCE?\b|B\.C))", re.I)
+_DECADE_WORDS = {(w[:-1] + "ies" if w.endswith("y") else w + "s"): v
+                 for w, v in _WORDS.items() if v in range(10, 100, 10)}
+#: A decade in words: "the nineteen nineties", "the twenty-tens".
+_DECADE_IN_WORDS = re.compile(r"\b(?P<c>nineteen|twenty)[\s-]?(?P<d>"
+                              + "|".join(_DECADE_WORDS) + r")\b", re.I)
 _QUOTE = re.compile(r"[\"“]([^\"”]*)[\"”]")
 #: Text whose straight double quotes all come doubled (escaped).
 _ALL_DOUBLED = re.compile(r'(?:[^"]|"")*')
@@ -152,7 +165,7 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
     date_spans = [d.span for d in find_dates(text)] if skip_years else []
     for m in _NUM.finditer(text):
         raw = m.group("num")
-        value = float(raw.replace(",", ""))
+        value = float(re.sub(r"[,\s]", "", raw))
         given = m.group("scale") or ""
         scale = given.lower()
         if scale in ("m", "b") and not m.group("cur") and not (
@@ -176,6 +189,8 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
         v = _words_value(m.group("w"))
         if v is None:
             continue
+        if skip_years and any(ds <= m.start() and m.end() <= de for ds, de in date_spans):
+            continue  # "nineteen" of "the nineteen nineties"
         if v == 1 and m.group("w").lower() == "one":
             continue  # "one" is mostly a pronoun
         out.append(Number(v, m.group(0), m.span(), bool(m.group("pct"))))
@@ -186,9 +201,11 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
 class Date:
     """A normalised date: ``(year, month or None, day or None)``.
 
-    ``decade`` marks a decade ("the 1990s", "2000's"): ``year`` is its first year. A year
-    ending in 00 ("the 1800s") may name its century as well, so it spans a hundred years
-    (:attr:`years`).
+    ``decade`` marks a decade ("the 1990s", "2000's", "the nineteen nineties"): ``year`` is
+    its first year. A year ending in 00 ("the 1800s") may name its century as well, so it
+    spans a hundred years (:attr:`years`). ``century`` marks a century ("the 20th century",
+    "nineteenth-century"): ``year`` is its hundred's first year (1900 for the 20th), and it
+    spans 1900-2000 (both ways of counting a century).
     """
 
     year: int
@@ -199,6 +216,7 @@ class Date:
     decade: bool = False
     #: Day and month may be the other way round: "03/04/2019" is 4 March or 3 April.
     ambiguous: bool = False
+    century: bool = False
 
     @property
     def key(self) -> tuple[int, int | None, int | None]:
@@ -213,15 +231,26 @@ class Date:
         return ((self.month, self.day),)
 
     @property
+    def span_of_years(self) -> bool:
+        """Whether the date is a decade or a century, not one year (or day)."""
+        return self.decade or self.century
+
+    @property
     def years(self) -> range:
-        """The years the date covers: one, ten for a decade, a hundred for "the 1800s"."""
+        """The years the date covers.
+
+        One; ten for a decade; a hundred for "the 1800s"; 101 for a century (the 20th: 1900
+        to 2000).
+        """
+        if self.century:
+            return range(self.year, self.year + 101)
         if not self.decade:
             return range(self.year, self.year + 1)
         return range(self.year, self.year + (100 if self.year % 100 == 0 else 10))
 
 
 def find_dates(text: str) -> list[Date]:
-    """Dates in ``text`` (full dates, month + year, bare years, ranges of years, decades).
+    """Dates in ``text``: full dates, month + year, bare years, ranges, decades, centuries.
 
     Full dates are written with a month name, as ISO dates or with numbers only ("07/20/1969",
     "20.07.1969"; when day and month could be either way round, "03/04/2019", the date is
@@ -234,6 +263,8 @@ def find_dates(text: str) -> list[Date]:
         [(2000, True)]
         >>> [d.key for d in find_dates("The 1999-00 season; 07/20/1969.")]
         [(1999, None, None), (2000, None, None), (1969, 7, 20)]
+        >>> [(d.year, d.century) for d in find_dates("A 20th-century film of the 1990s")]
+        [(1900, True), (1990, False)]
     """
     found: list[Date] = []
     taken: list[tuple[int, int]] = []
@@ -241,6 +272,19 @@ def find_dates(text: str) -> list[Date]:
     def free(span: tuple[int, int]) -> bool:
         return all(span[1] <= s or span[0] >= e for s, e in taken)
 
+    for m in _CENTURY.finditer(text):
+        n = int(m.group("n")) if m.group("n") else (
+            _ORDINALS[m.group("unit").lower()]
+            + (_WORDS[m.group("tens").lower()] if m.group("tens") else 0))
+        # "20th Century Fox", "the Twentieth Century Limited": a name, not a date
+        if 1 <= n <= 21 and m.group(0)[-7:-1] != "Centur":
+            found.append(Date((n - 1) * 100, None, None, m.group(0), m.span(), century=True))
+            taken.append(m.span())
+    for m in _DECADE_IN_WORDS.finditer(text):
+        year = (1900 if m.group("c").lower() == "nineteen" else 2000) \
+            + _DECADE_WORDS[m.group("d").lower()]
+        found.append(Date(year, None, None, m.group(0), m.span(), decade=True))
+        taken.append(m.span())
     for rx in (_DATE_ISO, _DATE_DMY, _DATE_MDY):
         for m in rx.finditer(text):
             if not free(m.span()):
@@ -459,11 +503,37 @@ def year_in_name(text: str, d: Date) -> bool:
         >>> [year_in_name(t, d) for d in find_dates(t)]
         [True, False]
     """
-    return d.month is None and not d.decade and _in_name_at(text, d.span[0])
+    return d.month is None and not d.span_of_years and _in_name_at(text, d.span[0])
 
 
 def _in_name_at(text: str, start: int) -> bool:
     return follows_name_word(text, start) or in_title_qualifier(text, start)
+
+
+_AT_LEAST = re.compile(r"(?:\b(?:more|greater|higher|larger|no\s+(?:fewer|less))\s+than|"
+                       r"\b(?:over|above|exceeding|at\s+least|in\s+excess\s+of|upwards\s+of))"
+                       r"\s+$", re.I)
+_AT_MOST = re.compile(r"(?:\b(?:less|fewer|lower|smaller|no\s+more)\s+than|"
+                      r"\b(?:under|below|at\s+most|up\s+to))\s+$", re.I)
+
+
+def number_bound(text: str, n: Number) -> Literal["min", "max"] | None:
+    """Whether ``text`` gives number ``n`` as a bound, from the words right before it.
+
+    ``"min"`` ("over 50 years", "more than $5 million", "at least 3"), ``"max"`` ("under
+    10", "fewer than 5 people", "up to 20"), else ``None``.
+
+    Example:
+        >>> t = "It sold over 1.6 million copies in under 3 years."
+        >>> [number_bound(t, n) for n in find_numbers(t)]
+        ['min', 'max']
+    """
+    before = text[max(0, n.span[0] - 40): n.span[0]]
+    if _AT_LEAST.search(before):
+        return "min"
+    if _AT_MOST.search(before):
+        return "max"
+    return None
 
 
 def number_in(n: Number, numbers: list[Number]) -> bool:
@@ -489,13 +559,22 @@ def date_in(d: Date, dates: list[Date]) -> bool:
     """Whether ``d`` agrees with a date in ``dates``.
 
     A year matches a full date of that year; month and day must match where both give them
-    (either reading of an :attr:`Date.ambiguous` date will do); a decade matches each date in
-    it and each span it overlaps (:attr:`Date.years`).
+    (either reading of an :attr:`Date.ambiguous` date will do); a decade or a century matches
+    each date in it and each span it overlaps (:attr:`Date.years`).
+
+    Example:
+        >>> date_in(find_dates("in the 20th century")[0], find_dates("born in 1985"))
+        True
     """
     for o in dates:
-        if d.decade or o.decade:
+        if d.span_of_years or o.span_of_years:
             # a decade agrees with each year in it ("the 2000s" and 2004), and overlapping
-            # spans agree ("the 1800s" and "the 1850s")
+            # spans agree ("the 1800s" and "the 1850s", "the 19th century" and "the 1860s");
+            # two centuries agree only when they are the same one (their spans share a year)
+            if d.century and o.century:
+                if d.year == o.year:
+                    return True
+                continue
             if max(d.years.start, o.years.start) < min(d.years.stop, o.years.stop):
                 return True
             continue

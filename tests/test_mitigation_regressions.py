@@ -325,3 +325,82 @@ def test_mitigation_ordinals_and_scales(claim: str, evidence: str, found) -> Non
 def test_mitigation_metres_stay_metres() -> None:
     assert [n.value for n in find_numbers("The pole is 5m long; 1.2m users joined.")] == [
         5, 1.2e6]
+
+
+# 12. formats of FEVER's supported claims the checks had flagged (bench_mitigation.py drafts):
+# thousands grouped by spaces, centuries, decades in words, a bound that rounds the value
+@pytest.mark.parametrize(("claim", "evidence", "found"), [
+    ("It has a population of 53879.", "There were 53 879 people counted.", []),
+    ("It had 1 200 000 users.", "It had 1.2 million users.", []),
+    ("They appeared in films in the 20th century.", "It was first mentioned in 1985.", []),
+    ("The war ended in the nineteenth century.", "It was fought from 1861 to 1865.", []),
+    ("It was built in the 20th-century style.", "It was built in the 1930s.", []),
+    ("It was released in the nineteen nineties.", "It was released on 2 April 1995.", []),
+    ("It has sold over 4.5 million copies.", "It has sold 4.7 million copies.", []),
+    ("It took under 10 days.", "It took 8 days.", []),
+    ("He was killed at least 14 times.", "He was killed 22 times.", []),
+    # a value that differs is still caught
+    ("It has a population of 53880.", "There were 53 879 people counted.",
+     [("number_not_in_evidence", "53880", None)]),
+    ("It was built in the 19th century.", "It was built in the 18th century.",
+     [("value_contradiction", "19th century", "18th century")]),
+    ("It was released in the nineteen eighties.", "It was released on 2 April 1995.",
+     [("value_contradiction", "the nineteen eighties", "1995")]),
+    ("It has sold over 10 million copies.", "It has sold 4.7 million copies.",
+     [("value_contradiction", "10 million", "4.7 million")]),
+    ("It took under 5 days.", "It took 8 days.", [("value_contradiction", "5", "8")]),
+    # a bound rounds a value: not one ten times under it
+    ("It has sold over 1.6 thousand copies.", "It has sold 1.6 million copies.",
+     [("value_contradiction", "1.6 thousand", "1.6 million")]),
+    # a bound in the evidence is a threshold, not a value: it meets no other bound
+    ("It bans gatherings over 15 people.", "It bans gatherings over 250 people.",
+     [("value_contradiction", "15", "250")]),
+    # a bound with no unit word counts something unknown
+    ("It ships free on orders over $150.", "It costs $450.",
+     [("number_not_in_evidence", "$150", None)]),
+    # an ordinal's unit is the word after its suffix: "20th President", not "th"
+    ("He was the 20th President.", "He was the 28th President.",
+     [("value_contradiction", "20", "28")]),
+])
+def test_mitigation_formats_of_supported_claims(claim: str, evidence: str, found) -> None:
+    assert _found(claim, evidence) == found
+
+
+@pytest.mark.parametrize(("claim", "evidence"), [
+    # a century is contradicted only by a century, not by one year of a life
+    ("Anne Rice lived in the twenty-first century.", "Anne Rice was born in 1941."),
+    # "20th Century Fox" is a name, not a date; a year outside it does not contradict it
+    ("It was distributed by 20th Century Fox.", "It was distributed in 1992."),
+])
+def test_mitigation_century_needs_a_century_to_contradict(claim: str, evidence: str) -> None:
+    assert all(f.severity.value != "HIGH" or f.type != "value_contradiction"
+               for f in run_checks(claim, [evidence]))
+
+
+def test_mitigation_century_and_century_name_dates() -> None:
+    assert [(d.year, d.century) for d in find_dates(
+        "the 20th century, nineteenth-century art, the twenty-first century, "
+        "20th Century Fox, the 5th century BC")] == [(1900, True), (1800, True), (2000, True)]
+    (c19,) = find_dates("the 19th century")
+    (c20,) = find_dates("the 20th century")
+    assert not date_in(c19, [c20]) and not date_in(c20, [c19])  # 1900 ends one, begins none
+    assert date_in(c20, find_dates("in 2000")) and date_in(c19, find_dates("in 1900"))
+
+
+@pytest.mark.parametrize(("draft", "evidence", "body"), [
+    ("It was built in the 19th century.", "It was built in the 18th century.",
+     "It was built in the 18th century [1]."),
+    # a year cannot correct a century: the contradicted claim becomes a warning
+    ("It was built in the 19th century.", "It was built in 1750.",
+     "Note: a statement that the sources contradict was removed (“It was built in the 19th "
+     "century”)."),
+])
+def test_mitigation_century_correction(draft: str, evidence: str, body: str) -> None:
+    assert Mitigator().mitigate(draft, [_v(draft, draft, C, _ev(evidence))]).body == body
+
+
+def test_mitigation_supported_bound_is_kept_not_hedged() -> None:
+    draft = "The album has sold over 4.5 million copies."
+    answer = Mitigator("balanced").mitigate(
+        draft, [_v(draft, draft, S, _ev("The album has sold 4.7 million copies."))])
+    assert answer.edits[0].action == "cited" and answer.body == draft[:-1] + " [1]."
