@@ -169,10 +169,10 @@ def _bound_met(n: Number, bound: Literal["min", "max"] | None, unit: str | None,
     The same kind: both percents or neither, no two different currency symbols, and the
     same unit word after each (a bound with none, "orders over $150", is left alone: what it
     counts is unknown); and only within ten times the bound (a bound rounds a value: "over
-    4.5 million copies" is given by "4.7 million copies"). An
-    evidence number that is a bound itself meets nothing: "gatherings over 15
-    people" is not given by "gatherings over 250 people", a threshold of another value.
-    ``found``: each evidence text with its numbers.
+    4.5 million copies" is given by "4.7 million copies"). An evidence number that is a
+    bound itself meets nothing: "gatherings over 15 people" is not given by "gatherings over
+    250 people", a threshold of another value. ``found``: each evidence text with its
+    numbers.
     """
     if bound is None or unit is None or n.value <= 0:
         return False
