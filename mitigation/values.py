@@ -35,9 +35,11 @@ _PCT = r"(?P<pct>\s?%|[\s-]?per\s?cent\b)"
 _NUM = re.compile(
     # a minus sign, not a hyphen inside a word or a range ("COVID-19", "10-20")
     r"(?<![\w.])(?:(?P<sign>[-\u2212]|minus\s)(?=[$€£]\s?\d|\d))?"
-    # thousands grouped by commas or by spaces ("53,879", "53 879", "1 200 000")
+    # thousands grouped by commas or by spaces ("53,879", "53 879", "1 200 000"; at most
+    # four groups after the first: a run of 3-digit numbers, "rooms 101 102", still reads
+    # as one number, but never as one of hundreds of digits)
     r"(?P<cur>[$€£])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|"
-    r"\d{1,3}(?:[ \u00a0\u202f]\d{3})+(?![\d.,]\d)|\d+(?:\.\d+)?)"
+    r"\d{1,3}(?:[ \u00a0\u202f]\d{3}){1,4}(?![\d.,]\d)|\d+(?:\.\d+)?)"
     r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mn|tn|k|m|b)\b)?"
     + _PCT + "?", re.I)
 #: A count noun after "1.2m" or "5b": the letter is a scale ("1.2m users"), not metres.

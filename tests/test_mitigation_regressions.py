@@ -8,6 +8,7 @@ Other formats of the same value raise no alarm; a different value is caught.
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from test_mitigation_edge_cases import C, S, U, _ev, _v
@@ -404,3 +405,11 @@ def test_mitigation_supported_bound_is_kept_not_hedged() -> None:
     answer = Mitigator("balanced").mitigate(
         draft, [_v(draft, draft, S, _ev("The album has sold 4.7 million copies."))])
     assert answer.edits[0].action == "cited" and answer.body == draft[:-1] + " [1]."
+
+
+def test_mitigation_space_grouped_numbers_stay_finite() -> None:
+    # at most five groups read as one number: a long run of them is not one huge value
+    values = [n.value for n in find_numbers("It lists " + "123 " * 400)]
+    assert values and all(math.isfinite(v) and v < 1e15 for v in values)
+    assert [n.value for n in find_numbers("It had 1 200 000 users and 53 879 fans.")] == [
+        1_200_000, 53_879]
