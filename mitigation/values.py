@@ -91,7 +91,7 @@ _ORDINAL = re.compile(r"\b" + _ORDINAL_WORDS + r"\b", re.I)
 #: A century: "the 20th century", "nineteenth-century", "the twenty-first century" (not
 #: one "BC" or "BCE", whose years count down; "Century" capitalised is a name's).
 _CENTURY = re.compile(r"\b(?:(?P<n>\d{1,2})(?:st|nd|rd|th)|" + _ORDINAL_WORDS
-                      + r")[\s-]centur(?:y|ies)\b(?!\s*(?:BCE?\b|B\.C))", re.I)
+                      + r")[\s-](?P<word>centur(?:y|ies))\b(?!\s*(?:BCE?\b|B\.C))", re.I)
 _DECADE_WORDS = {(w[:-1] + "ies" if w.endswith("y") else w + "s"): v
                  for w, v in _WORDS.items() if v in range(10, 100, 10)}
 #: A decade in words: "the nineteen nineties", "the twenty-tens".
@@ -275,11 +275,9 @@ def find_dates(text: str) -> list[Date]:
         return all(span[1] <= s or span[0] >= e for s, e in taken)
 
     for m in _CENTURY.finditer(text):
-        n = int(m.group("n")) if m.group("n") else (
-            _ORDINALS[m.group("unit").lower()]
-            + (_WORDS[m.group("tens").lower()] if m.group("tens") else 0))
+        n = int(m.group("n")) if m.group("n") else _ordinal_value(m)
         # "20th Century Fox", "the Twentieth Century Limited": a name, not a date
-        if 1 <= n <= 21 and m.group(0)[-7:-1] != "Centur":
+        if 1 <= n <= 21 and not m.group("word")[0].isupper():
             found.append(Date((n - 1) * 100, None, None, m.group(0), m.span(), century=True))
             taken.append(m.span())
     for m in _DECADE_IN_WORDS.finditer(text):
@@ -344,10 +342,14 @@ def find_ordinals(text: str) -> list[Number]:
         >>> [n.value for n in find_ordinals("the twenty-first century")]
         [21.0]
     """
-    return [Number(float(_ORDINALS[m.group("unit").lower()]
-                         + (_WORDS[m.group("tens").lower()] if m.group("tens") else 0)),
-                   m.group(0), m.span())
+    return [Number(float(_ordinal_value(m)), m.group(0), m.span())
             for m in _ORDINAL.finditer(text)]
+
+
+def _ordinal_value(m: re.Match[str]) -> int:
+    """The number of an :data:`_ORDINAL_WORDS` match: "twenty-first" is 21."""
+    return _ORDINALS[m.group("unit").lower()] + (
+        _WORDS[m.group("tens").lower()] if m.group("tens") else 0)
 
 
 def find_quotes(text: str) -> list[str]:

@@ -367,21 +367,18 @@ def test_mitigation_formats_of_supported_claims(claim: str, evidence: str, found
     assert _found(claim, evidence) == found
 
 
-@pytest.mark.parametrize(("claim", "evidence"), [
-    # a century is contradicted only by a century, not by one year of a life
-    ("Anne Rice lived in the twenty-first century.", "Anne Rice was born in 1941."),
-    # "20th Century Fox" is a name, not a date; a year outside it does not contradict it
-    ("It was distributed by 20th Century Fox.", "It was distributed in 1992."),
-])
-def test_mitigation_century_needs_a_century_to_contradict(claim: str, evidence: str) -> None:
-    assert all(f.severity.value != "HIGH" or f.type != "value_contradiction"
-               for f in run_checks(claim, [evidence]))
+def test_mitigation_century_needs_a_century_to_contradict() -> None:
+    # not by one year of a life: missing from the evidence (MEDIUM), no contradiction
+    assert _found("Anne Rice lived in the twenty-first century.",
+                  "Anne Rice was born in 1941.") == [
+        ("date_not_in_evidence", "twenty-first century", None)]
 
 
 def test_mitigation_century_and_century_name_dates() -> None:
     assert [(d.year, d.century) for d in find_dates(
         "the 20th century, nineteenth-century art, the twenty-first century, "
-        "20th Century Fox, the 5th century BC")] == [(1900, True), (1800, True), (2000, True)]
+        "20th Century Fox, the 19th Centuries, the 5th century BC")] == [
+        (1900, True), (1800, True), (2000, True)]
     (c19,) = find_dates("the 19th century")
     (c20,) = find_dates("the 20th century")
     assert not date_in(c19, [c20]) and not date_in(c20, [c19])  # 1900 ends one, begins none

@@ -292,7 +292,6 @@ def _detect_format(path: Path) -> str:
     )
 
 
-#: The code points ``surrogateescape`` keeps an undecodable byte as (U+DC80 to U+DCFF).
 #: A UTF-16 surrogate code point: JSON may spell a lone one (``"\ud800"``), which is not text
 #: (no tokenizer takes it and it cannot be written as UTF-8).
 _SURROGATE = re.compile("[\ud800-\udfff]")
