@@ -250,3 +250,26 @@ def test_compare_holdout_auroc_reads_the_label_order() -> None:
     # read in the default column order (e, n, c), these scores would rank a first
     assert mod.auroc(_FixedNLI({"a": -0.8, "b": 0.6, "c": 0.0}), rows) == 0.0
     assert mod.auroc(_FixedNLI({"a": 0.3, "b": 0.6, "c": 0.0}), rows) == 0.5
+
+
+def _pipeline_row(label: str, case: str, e: float, n: float, c: float) -> dict:
+    return {"label": label, "meta": {"case": case},
+            "features": {"nli.entailment": e, "nli.neutral": n, "nli.contradiction": c}}
+
+
+def test_compare_holdout_pipeline_scores() -> None:
+    from verifier.datasets import NEI, REFUTES, SUPPORTS
+
+    mod = _recipe("compare_holdout")
+    rows = [_pipeline_row(SUPPORTS, "with", 0.7, 0.2, 0.1),
+            _pipeline_row(REFUTES, "with", 0.2, 0.1, 0.7),
+            _pipeline_row(SUPPORTS, "with", 0.1, 0.1, 0.8),  # misread: ranked below a refuted
+            _pipeline_row(NEI, "without", 0.1, 0.3, 0.6),
+            _pipeline_row(NEI, "without", 0.1, 0.6, 0.3),
+            _pipeline_row(NEI, "without", 0.2, 0.3, 0.5),
+            _pipeline_row(NEI, "without", 0.5, 0.3, 0.2)]
+    # supported scores 0.6 and -0.7 against refuted -0.5: one pair of two ranked right
+    assert mod.pipeline_scores(rows) == {"pipeline_auroc": 50.0,
+                                         "unrelated_contradiction": 50.0}
+    with pytest.raises(ValueError, match="with and without"):
+        mod.pipeline_scores([r for r in rows if r["meta"]["case"] == "with"])

@@ -10,7 +10,16 @@ p(contradiction)`` for supported against the rest (refuted, not supported, not e
 as the verifier's first stage splits them. No eval split is read, so the result may choose a
 checkpoint.
 
-    python models/recipes/compare_holdout.py --models embedded DIR [DIR ...] [--out FILE]
+With ``--pipeline``, the sampled FEVER claims are also checked as a draft's claims are
+(:func:`verifier.training.pipeline_features`, as ``train_meta.py`` builds its pipeline rows:
+the pairer's sentences from the claim's own document among four others', each read in its
+passage, the deciding unit's row): the AUROC of entailment minus contradiction, SUPPORTS
+against REFUTES, with the own document given (what ``benchmarks/bench_mitigation.py`` needs
+of the model), and the share of claims given only other claims' documents whose deciding row
+reads as a contradiction (an unrelated sentence is no contradiction). Not in the mean.
+
+    python models/recipes/compare_holdout.py --models embedded DIR [DIR ...] [--pipeline] \
+        [--out FILE]
 """
 
 from __future__ import annotations
@@ -20,12 +29,13 @@ import json
 import logging
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from verifier.datasets import SUPPORTS, Example
 from verifier.nli import NLIDetector
-from verifier.training import META_SETS, nli_holdout, sample_examples
+from verifier.training import META_SETS, nli_holdout, pipeline_features, sample_examples
 
 logger = logging.getLogger("compare_holdout")
 
@@ -40,11 +50,39 @@ def auroc(detector: NLIDetector, rows: list[Example]) -> float:
     return float(roc_auc_score([e.label == SUPPORTS for e in rows], score))
 
 
+def pipeline_scores(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """The ``--pipeline`` figures of :func:`verifier.training.pipeline_features` rows.
+
+    ``pipeline_auroc``: AUROC (%) of ``nli.entailment - nli.contradiction`` for SUPPORTS
+    against REFUTES over the rows checked with their own document; ``unrelated_contradiction``:
+    the share (%) of rows checked without it whose deciding row has contradiction as its most
+    probable label.
+    """
+    from sklearn.metrics import roc_auc_score
+
+    def row(r: dict[str, Any]) -> tuple[float, float, float]:
+        f = r["features"]
+        return f["nli.entailment"], f["nli.neutral"], f["nli.contradiction"]
+
+    own = [r for r in rows if r["meta"]["case"] == "with"]
+    other = [r for r in rows if r["meta"]["case"] == "without"]
+    if not own or not other:
+        raise ValueError(f"rows must hold rows checked with and without their own document, "
+                         f"got {len(own)} with and {len(other)} without")
+    score = [row(r)[0] - row(r)[2] for r in own]
+    auc = roc_auc_score([r["label"] == SUPPORTS for r in own], score)
+    con = np.mean([int(np.argmax(row(r))) == 2 for r in other])
+    return {"pipeline_auroc": round(100 * float(auc), 2),
+            "unrelated_contradiction": round(100 * float(con), 2)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", nargs="+", required=True,
                     help="'embedded' or a model folder / Hugging Face id, each")
     ap.add_argument("--per-set", type=int, default=1500, help="rows per set at most (0: all)")
+    ap.add_argument("--pipeline", action="store_true",
+                    help="also check the FEVER claims as a draft's claims are (see above)")
     ap.add_argument("--out", type=Path, default=None, help="write the table as JSON here")
     args = ap.parse_args()
     if args.per_set < 0:
@@ -62,11 +100,24 @@ def main() -> None:
             logger.info("%s %s: %d rows, AUROC %.2f (%.0f s)", model, name, len(ex),
                         scores[name], time.perf_counter() - t0)
         scores["mean"] = round(float(np.mean(list(scores.values()))), 2)
+        if args.pipeline:
+            from verifier.verify import Verifier
+
+            t0 = time.perf_counter()
+            verifier = Verifier(detector, meta=None, alignment_classifier=None)
+            prow, _ = pipeline_features(verifier, rows["fever"])
+            scores.update(pipeline_scores(prow))
+            logger.info("%s fever pipeline: %d rows, AUROC %.2f, unrelated read as "
+                        "contradiction %.2f %% (%.0f s)", model, len(prow),
+                        scores["pipeline_auroc"], scores["unrelated_contradiction"],
+                        time.perf_counter() - t0)
         table[model] = scores
     width = max(len(m) for m in table)
-    print(f"{'model':<{width}} " + " ".join(f"{s:>9}" for s in [*META_SETS, "mean"]))
+    cols = [*META_SETS, "mean"] + (["pipeline_auroc", "unrelated_contradiction"]
+                                   if args.pipeline else [])
+    print(f"{'model':<{width}} " + " ".join(f"{s:>9}" for s in cols))
     for model, scores in table.items():
-        print(f"{model:<{width}} " + " ".join(f"{scores[s]:>9.2f}" for s in [*META_SETS, "mean"]))
+        print(f"{model:<{width}} " + " ".join(f"{scores[s]:>9.2f}" for s in cols))
     if args.out:
         args.out.write_text(json.dumps({"rows": {n: len(r) for n, r in rows.items()},
                                         "auroc": table}, indent=1) + "\n")
