@@ -270,6 +270,7 @@ def test_compare_holdout_pipeline_scores() -> None:
             _pipeline_row(NEI, "without", 0.5, 0.3, 0.2)]
     # supported scores 0.6 and -0.7 against refuted -0.5: one pair of two ranked right
     assert mod.pipeline_scores(rows) == {"pipeline_auroc": 50.0,
-                                         "unrelated_contradiction": 50.0}
+                                         "unrelated_contradiction": 50.0,
+                                         "rows_with_own": 3, "rows_others_only": 4}
     with pytest.raises(ValueError, match="with and without"):
         mod.pipeline_scores([r for r in rows if r["meta"]["case"] == "with"])
