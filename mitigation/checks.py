@@ -21,6 +21,7 @@ from mitigation.values import (
     MONTH_NAMES,
     Date,
     Number,
+    bound_words,
     date_in,
     find_dates,
     find_name_starts,
@@ -115,6 +116,10 @@ class NumberCheck:
         quantity_units = [unit for _, unit, named in claim_numbers if not named]
         out = []
         for n, unit, named in claim_numbers:
+            flipped = None if named else _bound_flipped(claim, n, unit, found)
+            if flipped:
+                out.append(flipped)
+                continue
             if number_in(n, ev_numbers):
                 continue
             if not named and _bound_met(n, number_bound(claim, n), unit, found):
@@ -160,6 +165,38 @@ class NumberCheck:
                                f"the claim says {o.text}, the evidence {given[0].text}",
                                f"use the evidence's value: {other}", o.text, other))
         return out
+
+
+def _bound_flipped(claim: str, n: Number, unit: str | None,
+                   found: Sequence[tuple[str, list[Number]]]) -> Finding | None:
+    """A contradiction when the evidence bounds the claim's bounded number the other way.
+
+    "grossed under $873 million" against "grossed over $873 million": the same value, the
+    same unit word after it (or none on one side), opposite bounds. Only when every such
+    mention of the value in the evidence is bounded the other way: an exact "1.6 million
+    copies" or a bound the same way leaves the claim alone. The correction swaps the bound's
+    words. ``found``: each evidence text with its numbers.
+    """
+    mine = bound_words(claim, n)
+    if mine is None:
+        return None
+    flipped = []
+    for text, numbers in found:
+        for m in numbers:
+            other_unit = _unit_after(text, m.span[1])
+            if not number_in(n, [m]) or (unit and other_unit and unit != other_unit):
+                continue
+            theirs = bound_words(text, m)
+            if theirs is None or theirs[0] == mine[0]:
+                return None
+            flipped.append(" ".join(text[theirs[1]: m.span[0]].split()))
+    if not flipped:
+        return None
+    said = claim[mine[1]: n.span[1]]
+    words = flipped[0][:1].upper() + flipped[0][1:] if said[:1].isupper() else flipped[0]
+    return Finding(NumberCheck.name, "value_contradiction", Severity.HIGH,
+                   f"the claim says {said}, the evidence {flipped[0]} {n.text}",
+                   f"use the evidence's bound: {words} {n.text}", said, f"{words} {n.text}")
 
 
 def _bound_met(n: Number, bound: Literal["min", "max"] | None, unit: str | None,
@@ -226,32 +263,55 @@ class DateCheck:
     opened in 1890" against "opened in 1889", which one 1889 corrects is unknown. A century
     ("the 20th century") agrees with each year in it and is contradicted only by another
     century.
+
+    Dates of a life event (birth, death, marriage: the event's word at most three words
+    before the date, "born on", "( born", "died in April of"; or a lifespan in brackets with
+    days, "( April 15 , 1894 -- September 26 , 1937 )") are compared event by event (HIGH):
+    "died on December 14, 1971" is contradicted by "( born December 14 , 1971 )" when every
+    mention of that date in the evidence is of another event, and "died on April 26, 1937"
+    by the lifespan above, whose one death date is another (and corrects it).
     """
 
     name = "date"
 
     def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
         """Flag claim dates missing from the evidence."""
-        ev_dates = [d for e in evidence for d in find_dates(e)]
+        # each evidence date with its life event
+        dated = [(x, _life_event(e, x, ds)) for e in evidence
+                 for ds in [find_dates(e)] for x in ds]
+        ev_dates = [x for x, _ in dated]
         # numbers that cannot be read as years ("2,000", "$2000"; a bare 2000 is a date)
         ev_numbers = [n for e in evidence for n in find_numbers(e)]
-        claim_dates = [(d, year_in_name(claim, d)) for d in find_dates(claim)]
+        found = find_dates(claim)
+        claim_dates = [(d, year_in_name(claim, d)) for d in found]
         asserted = sum(not named for _, named in claim_dates)
         out = []
         for d, named in claim_dates:
+            # "born before 1900" bounds the event's date: no date of it to compare
+            event = None if named or _DATE_BOUND.search(claim, 0, d.span[0]) else \
+                _life_event(claim, d, found)
             if date_in(d, ev_dates):
+                others = {e for x, e in dated if date_in(d, [x])}
+                if event and len(others) == 1 and None not in others and event not in others:
+                    out.append(Finding(self.name, "event_contradiction", Severity.HIGH,
+                                       f"the claim gives {d.text} as a {event} date, the "
+                                       f"evidence as a {others.pop()} date",
+                                       "check which event the date belongs to", d.text))
                 continue
             bare_year = d.month is None and not d.span_of_years
             if bare_year and any(n.value == d.year and not n.percent for n in ev_numbers):
                 continue  # "2000 delegates" against the evidence's "2,000": a number
+            # the evidence's one date of the claim's event, else its one date
+            of_event = list({x.key: x for x, e in dated if event and e == event}.values())
+            distinct = _distinct_dates(d, of_event or ev_dates)
             if named:
                 out.append(Finding(self.name, "date_not_in_evidence", Severity.MEDIUM,
                                    f"the year {d.text!r}, part of a name, is not in the "
                                    "evidence", "check the name against a source", d.text))
-            elif len({x.key for x in ev_dates}) == 1 and (not d.century or ev_dates[0].century):
+            elif len(distinct) == 1 and (not d.century or distinct[0].century):
                 # a century is contradicted only by a century: "lived in the 21st century"
                 # against "born in 1941" is no contradiction
-                other = ev_dates[0]
+                other = distinct[0]
                 # a decade is replaced with its article: "the 1990s" -> "1985"
                 value = (claim[d.span[0] - 4: d.span[1]] if d.decade and
                          claim[max(0, d.span[0] - 4): d.span[0]].lower() == "the " else d.text)
@@ -268,6 +328,60 @@ class DateCheck:
                                    f"the date {d.text!r} is not in the evidence",
                                    "check the date against a source", d.text))
         return out
+
+
+def _distinct_dates(d: Date, dates: Sequence[Date]) -> list[Date]:
+    """The distinct dates of ``dates`` as precise as the claim's date ``d``.
+
+    A year is compared with years ("November 19 , 2013" and "2013" are one), a month with
+    the dates that give a month, a day with those that give a day (each level falls back to
+    every date when none is that precise); a decade, a century or a span of years, on either
+    side, with whole dates.
+    """
+    def key(x: Date) -> Any:
+        return x.key
+
+    pool = list(dates)
+    if not any(x.decade or x.century or x.span_of_years for x in (d, *pool)):
+        if d.month is None:
+            def key(x: Date) -> Any:
+                return x.year
+        else:
+            pool = [x for x in pool if (x.day if d.day is not None else x.month) is not None] \
+                or pool
+    return list({key(x): x for x in pool}.values())
+
+
+_LIFE_EVENTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (event, re.compile(rf"\b(?:{words})\b(?:\W+\w+){{0,3}}\W*$", re.I)) for event, words in (
+        ("birth", r"born|birth"),
+        ("death", r"died|dies|death|passed\s+away"),
+        ("marriage", r"married|marries|marriage|wed|weds|wedding"),
+    ))
+_DATE_BOUND = re.compile(r"\b(?:before|after|by|until|till|since|prior\s+to)\s+(?:the\s+)?$",
+                         re.I)
+#: What joins the two dates of a lifespan: "( April 15 , 1894 -- September 26 , 1937 )".
+_LIFESPAN_DASH = re.compile(r"\s*(?:--|-|–|—)\s*")
+
+
+def _life_event(text: str, d: Date, dates: Sequence[Date]) -> str | None:
+    """The life event of date ``d`` of ``text`` (``dates``: all of its dates, in order).
+
+    ``"birth"``, ``"death"`` or ``"marriage"`` when one event's word is at most three words
+    before the date ("born on", "( born", "died in April of"); else the first or the second
+    date of a lifespan in brackets, both with a day ("( born Colin Emm ; 20 November 1932 --
+    2 June 2012 )"; not a run of years, "( 2000 -- 04 )"); else ``None``.
+    """
+    before = text[max(0, d.span[0] - 60): d.span[0]]
+    hits = [event for event, pattern in _LIFE_EVENTS if pattern.search(before)]
+    if hits:
+        return hits[0] if len(hits) == 1 else None
+    for a, b in zip(dates, dates[1:], strict=False):
+        if ((d is a or d is b) and a.day is not None and b.day is not None
+                and _LIFESPAN_DASH.fullmatch(text, a.span[1], b.span[0])
+                and "(" in text[max(0, a.span[0] - 40): a.span[0]].rpartition(")")[2]):
+            return "birth" if d is a else "death"
+    return None
 
 
 def _same_granularity(d: Date, other: Date, value: str) -> str | None:

@@ -71,9 +71,9 @@ _WORDNUM = re.compile(
     # not the tens of an ordinal ("twenty-first" is 21st, not 20)
     r"(?!" + _ORDINAL_TAIL + r")" + _PCT + "?", re.I)
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_DATE_DMY = re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{_MONTH_RE})\.?,?"
-                       rf"\s+(?P<y>\d{{4}})\b", re.I)
-_DATE_MDY = re.compile(rf"\b(?P<m>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s+"
+_DATE_DMY = re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{_MONTH_RE})\.?"
+                       rf"(?:\s?,)?\s+(?P<y>\d{{4}})\b", re.I)
+_DATE_MDY = re.compile(rf"\b(?P<m>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?:\s?,)?\s+"
                        rf"(?P<y>\d{{4}})\b", re.I)
 _DATE_ISO = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b")
 #: A numeric date, day and month in either order: "07/20/1969", "20.07.1969", "3/4/2019".
@@ -519,6 +519,8 @@ _AT_LEAST = re.compile(r"(?:\b(?:more|greater|higher|larger|no\s+(?:fewer|less))
                        r"\s+$", re.I)
 _AT_MOST = re.compile(r"(?:\b(?:less|fewer|lower|smaller|no\s+more)\s+than|"
                       r"\b(?:under|below|at\s+most|up\s+to))\s+$", re.I)
+_BOUNDS: tuple[tuple[Literal["min", "max"], re.Pattern[str]], ...] = (
+    ("min", _AT_LEAST), ("max", _AT_MOST))
 
 
 def number_bound(text: str, n: Number) -> Literal["min", "max"] | None:
@@ -532,11 +534,25 @@ def number_bound(text: str, n: Number) -> Literal["min", "max"] | None:
         >>> [number_bound(t, n) for n in find_numbers(t)]
         ['min', 'max']
     """
-    before = text[max(0, n.span[0] - 40): n.span[0]]
-    if _AT_LEAST.search(before):
-        return "min"
-    if _AT_MOST.search(before):
-        return "max"
+    found = bound_words(text, n)
+    return found[0] if found else None
+
+
+def bound_words(text: str, n: Number) -> tuple[Literal["min", "max"], int] | None:
+    """:func:`number_bound` and where its words start in ``text`` (``None``: no bound).
+
+    Example:
+        >>> t = "It grossed under $873 million."
+        >>> kind, start = bound_words(t, find_numbers(t)[0])
+        >>> kind, t[start:]
+        ('max', 'under $873 million.')
+    """
+    offset = max(0, n.span[0] - 40)
+    before = text[offset: n.span[0]]
+    for kind, pattern in _BOUNDS:
+        m = pattern.search(before)
+        if m:
+            return kind, offset + m.start()
     return None
 
 

@@ -410,3 +410,93 @@ def test_mitigation_space_grouped_numbers_stay_finite() -> None:
     assert values and all(math.isfinite(v) and v < 1e15 for v in values)
     assert [n.value for n in find_numbers("It had 1 200 000 users and 53 879 fans.")] == [
         1_200_000, 53_879]
+
+
+# 13. FEVER's refuted claims that flip a bound or move a date to another life event
+@pytest.mark.parametrize(("claim", "evidence", "found"), [
+    ("The Saw franchise grossed under $873 million.",
+     "The films grossed over $ 873 million at the box office worldwide .",
+     [("value_contradiction", "under $873 million", "over $873 million")]),
+    ("Fewer than 3 million units were sold.", "It sold more than 3 million units.",
+     [("value_contradiction", "Fewer than 3 million", "More than 3 million")]),
+    ("The language is spoken by less than 13.2 million people.",
+     "The language is spoken by at least 13.2 million people today.",
+     [("value_contradiction", "less than 13.2 million", "at least 13.2 million")]),
+    # the same bound, an exact value, another unit, or a mention bounded either way: no alarm
+    ("It sold over 1.6 million copies.", "As of 2010, it has sold over 1.6 million copies.",
+     []),
+    ("It sold under 1.6 million copies.", "It sold 1.6 million copies.",
+     []),
+    ("It scored under 5 goals.", "He made over 5 assists.", []),
+    ("It sold under 3 million copies.",
+     "It sold over 3 million copies in May and under 3 million copies in June.", []),
+])
+def test_mitigation_bound_flipped(claim: str, evidence: str, found) -> None:
+    assert [f for f in _found(claim, evidence) if f[0] != "entity_not_in_evidence"] == found
+
+
+@pytest.mark.parametrize(("claim", "evidence", "found"), [
+    ("Michaela Watkins died on December 14, 1971.",
+     "Michaela Suzanne Watkins ( born December 14 , 1971 ) is an American actress .",
+     [("event_contradiction", "December 14, 1971", None)]),
+    ("Elizabeth Olsen died in 1989.", "Elizabeth Olsen (born February 16, 1989) is an actress.",
+     [("event_contradiction", "1989", None)]),
+    ("He was born in 1740.", "He died in 1740 in Vienna.",
+     [("event_contradiction", "1740", None)]),
+    # the same event, no event word, or a mention of the date outside the other event
+    ("Richard Dawson died on June 2nd, 2012.",
+     "Richard Dawson ( born Colin Lionel Emm ; 20 November 1932 -- 2 June 2012 ) was an actor.",
+     []),
+    ("She was born in 1989.", "Olsen (born February 16, 1989) is an American actress.", []),
+    ("The film came out in 1989.", "Olsen (born February 16, 1989) is an American actress.",
+     []),
+    ("He died in 1989.", "He was born in 1989, and in 1989 he moved to Rome.", []),
+    # marriage is an event too
+    ("She was married on January 5th, 1955.", "She (born 5 January 1955) is a politician.",
+     [("event_contradiction", "January 5th, 1955", None)]),
+    # a lifespan in brackets, both dates with a day: its second date is the death date
+    ("Bessie Smith died on April 26, 1937.",
+     "Bessie Smith ( April 15 , 1894 -- September 26 , 1937 ) was a blues singer .",
+     [("value_contradiction", "April 26, 1937", "September 26 , 1937")]),
+    ("Bessie Smith died in 1894.",
+     "Bessie Smith ( April 15 , 1894 -- September 26 , 1937 ) was a blues singer .",
+     [("event_contradiction", "1894", None)]),
+    ("Bessie Smith was born on April 15, 1894.",
+     "Bessie Smith ( April 15 , 1894 -- September 26 , 1937 ) was a blues singer .", []),
+    ("Richard Dawson died on June 3rd, 2012.",
+     "Richard Dawson ( born Colin Lionel Emm ; 20 November 1932 -- 2 June 2012 ) was an actor.",
+     [("value_contradiction", "June 3rd, 2012", "2 June 2012")]),
+    # a run of years is no lifespan; a bound on the date ("before 1900") is no date of it
+    ("The show ended in 2003.", "She starred in Ed ( 2000 -- 2004 ) and Lost.",
+     [("date_not_in_evidence", "2003", None)]),
+    ("He was born before 1900.",
+     "Ambedkar ( 14 April 1891 -- 6 December 1956 ) was an Indian jurist .",
+     [("date_not_in_evidence", "1900", None)]),
+])
+def test_mitigation_life_event_dates(claim: str, evidence: str, found) -> None:
+    assert [f for f in _found(claim, evidence) if f[0] != "entity_not_in_evidence"] == found
+
+
+def test_mitigation_bound_flipped_is_corrected() -> None:
+    draft = "The franchise grossed under $873 million."
+    answer = Mitigator("balanced").mitigate(
+        draft, [_v(draft, draft, C, _ev("The films grossed over $873 million worldwide."))])
+    assert answer.body == "The franchise grossed over $873 million [1]."
+    assert answer.edits[0].action == "corrected"
+
+
+@pytest.mark.parametrize(("claim", "evidence", "found"), [
+    # a tokenised date ("November 19 , 2013") is a day, and a year is compared with years
+    ("Frozen is a film from 2015.",
+     "Frozen premiered on November 19 , 2013 . Frozen is a 2013 American film .",
+     [("value_contradiction", "2015", "2013")]),
+    ("Frozen premiered on November 19, 2013.", "Frozen premiered on November 19 , 2013 .", []),
+    # a day is compared with the dates that give a day
+    ("It premiered on June 1, 2003.", "It premiered on June 5 , 2003 , in Ohio.",
+     [("value_contradiction", "June 1, 2003", "June 5 , 2003")]),
+    # two dates of that precision: which one is meant is unknown
+    ("It premiered on August 28, 2015.", "It ran from October 2 , 2016 to December 4 , 2016.",
+     [("date_not_in_evidence", "August 28, 2015", None)]),
+])
+def test_mitigation_dates_at_the_claims_precision(claim: str, evidence: str, found) -> None:
+    assert _found(claim, evidence) == found
