@@ -8,8 +8,10 @@ formats of the same value raise no alarm.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from enum import Enum
@@ -442,10 +444,56 @@ class EntityCheck:
                 words = [w for w in words
                          if (_MONTHS[w] not in ev_months if w in _MONTHS else not dated)]
             if words and not all(re.search(rf"\b{re.escape(w)}\b", ev) for w in words):
+                found = _substitute(claim, name, start, evidence)
+                if found:
+                    context, other = found
+                    out.append(Finding(self.name, "entity_substitution", Severity.MEDIUM,
+                                       f"the claim names {name!r} after {context!r}, the "
+                                       f"evidence {other!r}",
+                                       "check the name against a source", name, other))
+                    continue
                 out.append(Finding(self.name, "entity_not_in_evidence", Severity.MEDIUM,
                                    f"{name!r} is not mentioned in the evidence",
                                    "check the name against a source", name))
         return out
+
+
+_CONTEXT_WORD = re.compile(r"[\w'’-]+")
+#: A name after the claim's context words in the evidence: capitalised words.
+_FOLLOWING_NAME = r"\W+(?:the\s+)?([A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)"
+
+
+def _substitute(claim: str, name: str, start: int, evidence: Sequence[str]
+                ) -> tuple[str, str] | None:
+    """The name the evidence gives where the claim gives ``name`` (at ``start``).
+
+    For a name the evidence lacks: the two words before it in the claim (not both function
+    words: "directed by", "set in", "known as") followed in an evidence text by another
+    name that the claim does not hold ("directed by John Woo" against "directed by Gordon
+    Chan"): those words and that name, else ``None``. Another spelling ("Philip" for
+    "Phillip", "Larraín" for "Larrain") is the same name. A hint, not a contradiction
+    (MEDIUM): a place may hold another
+    ("operates in Europe" against "operates in Belarus").
+    """
+    left = _CONTEXT_WORD.findall(claim[:start])[-2:]
+    if len(left) < 2 or all(w.lower() in _NO_CONTEXT for w in left):
+        return None
+    pattern = re.compile(r"(?i:\b" + r"\W+".join(map(re.escape, left)) + r")" + _FOLLOWING_NAME)
+    lowered, mine = claim.lower(), _fold(name)
+    for text in evidence:
+        for m in pattern.finditer(text):
+            other = m.group(1)
+            # another spelling of the same name ("Philip" for "Phillip") is no other name
+            if other.lower() not in lowered and \
+                    difflib.SequenceMatcher(a=mine, b=_fold(other)).ratio() < 0.8:
+                return " ".join(left), other
+    return None
+
+
+def _fold(text: str) -> str:
+    """Lower case without accents: "Larraín" -> "larrain"."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text.lower())
+                   if not unicodedata.combining(c))
 
 
 def _next_to(spans: Sequence[tuple[int, int]], text: str, start: int, end: int) -> bool:

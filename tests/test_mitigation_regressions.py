@@ -122,14 +122,15 @@ def test_mitigation_numeric_dates_differences_are_caught() -> None:
         ("value_contradiction", "03/04/2019", "April 5, 2019")]
     (d,) = find_dates("on 03/04/2019")
     assert d.ambiguous and not date_in(d, find_dates("5 April 2019"))
-    # a month without a year is still checked against the evidence; names stay names
+    # a month without a year is still checked against the evidence (the evidence's month
+    # after the same words is named); names stay names
     assert _found("It opened in March.", "It opened in July 2019.") == [
-        ("entity_not_in_evidence", "March", None)]
+        ("entity_substitution", "March", "July")]
     assert _found("May resigned in 2019.", "Johnson resigned in 2019.") == [
         ("entity_not_in_evidence", "May", None)]
     # a weekday not next to a date is a claim of its own, still checked
     assert _found("It opened on Monday.", "It opened on Tuesday.") == [
-        ("entity_not_in_evidence", "Monday", None)]
+        ("entity_substitution", "Monday", "Tuesday")]
 
 
 # 5. a date correction as precise as the claim
@@ -500,3 +501,27 @@ def test_mitigation_bound_flipped_is_corrected() -> None:
 ])
 def test_mitigation_dates_at_the_claims_precision(claim: str, evidence: str, found) -> None:
     assert _found(claim, evidence) == found
+
+
+# 14. a name the evidence lacks, where the evidence gives another after the same words
+@pytest.mark.parametrize(("claim", "evidence", "found"), [
+    ("Fist of Legend was directed by John Woo.",
+     "Fist of Legend is a 1994 film directed by Gordon Chan .",
+     [("entity_substitution", "John Woo", "Gordon Chan")]),
+    ("T2 Trainspotting is set in and around Aberdeen.",
+     "T2 Trainspotting is a 2017 British film , set in and around Edinburgh , Scotland .",
+     [("entity_substitution", "Aberdeen", "Edinburgh")]),
+    # another spelling of the same name, function words only, or no name after the words
+    ("Bullitt was produced by Phillip D'Antoni.", "Bullitt was produced by Philip D'Antoni .",
+     [("entity_not_in_evidence", "Phillip D'Antoni", None)]),
+    ("It is in France.", "It is in Paris.", [("entity_not_in_evidence", "France", None)]),
+    ("Milk is based on the life of Harvey Dent.",
+     "Milk is based on the life of gay rights activist Harvey Milk.",
+     [("entity_not_in_evidence", "Harvey Dent", None)]),
+    ("Fist of Legend was directed by Gordon Chan.",
+     "Fist of Legend was directed by Gordon Chan .", []),
+])
+def test_mitigation_entity_substitution(claim: str, evidence: str, found) -> None:
+    assert _found(claim, evidence) == found
+    subs = [f for f in run_checks(claim, [evidence]) if f.type == "entity_substitution"]
+    assert all(f.severity.value == "MEDIUM" for f in subs)  # a hint: a place holds others

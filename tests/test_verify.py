@@ -14,6 +14,7 @@ from verifier.alignment import AlignmentDetector
 from verifier.nli import NLIDetector
 from verifier.types import Claim, ClaimEvidence, Evidence, Generation, Passage, Status
 from verifier.uncertainty import UncertaintyDetector
+from verifier.verify import all_features
 
 
 class KeywordNLI:
@@ -360,3 +361,14 @@ def test_float32_verdicts_do_not_depend_on_batch_size(tiny_nli_model) -> None:
             assert a.probabilities == pytest.approx(b.probabilities, abs=1e-5)
             for k, x in a.scores.items():
                 assert math.isclose(x, b.scores[k], abs_tol=1e-5), k
+
+
+def test_verify_counts_entity_substitutions_as_a_feature() -> None:
+    v = _verifier()
+    (swapped, same) = v.verify_pairs(
+        ["Fist of Legend was directed by John Woo.",
+         "Fist of Legend was directed by Gordon Chan."],
+        ["Fist of Legend is a film directed by Gordon Chan."] * 2)
+    assert swapped.scores["checks.substitution"] == 1.0
+    assert same.scores["checks.substitution"] == 0.0
+    assert "checks.substitution" in all_features()

@@ -144,7 +144,8 @@ NLI_FEATURES: tuple[str, ...] = (
     "nli.entailment", "nli.neutral", "nli.contradiction", "nli.mean_entailment",
     "nli.max_contradiction", "nli.units", "nli.sentences",
 )
-CHECK_FEATURES: tuple[str, ...] = ("checks.findings", "checks.high", "match.exact")
+CHECK_FEATURES: tuple[str, ...] = ("checks.findings", "checks.high", "match.exact",
+                                   "checks.substitution")
 Strictness = Literal["lenient", "balanced", "strict"]
 #: Least p(Supported) for a ``Supported`` status, by strictness, for a meta-classifier
 #: without a learned cut (``balanced``: the most probable status).
@@ -529,6 +530,8 @@ class Verifier:
             findings = run_checks(ce.claim.text, [e.content for e in ev]) if ev else []
             row["checks.findings"] = float(len(findings))
             row["checks.high"] = float(sum(f.severity.value == "HIGH" for f in findings))
+            row["checks.substitution"] = float(sum(f.type == "entity_substitution"
+                                                   for f in findings))
             norm = _norm(ce.claim.text)
             claim = phrase_pattern(norm)
             row["match.exact"] = float(bool(norm) and any(claim.search(_norm(e.content))
