@@ -369,15 +369,18 @@ _LIFESPAN_DASH = re.compile(r"\s*(?:--|-|–|—)\s*")
 def _life_event(text: str, d: Date, dates: Sequence[Date]) -> str | None:
     """The life event of date ``d`` of ``text`` (``dates``: all of its dates, in order).
 
-    ``"birth"``, ``"death"`` or ``"marriage"`` when one event's word is at most three words
-    before the date ("born on", "( born", "died in April of"); else the first or the second
-    date of a lifespan in brackets, both with a day ("( born Colin Emm ; 20 November 1932 --
-    2 June 2012 )"; not a run of years, "( 2000 -- 04 )"); else ``None``.
+    ``"birth"``, ``"death"`` or ``"marriage"`` when an event's word is at most three words
+    before the date ("born on", "( born", "died in April of"; the nearest one); else the
+    first or the second date of a lifespan in brackets, both with a day ("( born Colin Emm ;
+    20 November 1932 -- 2 June 2012 )"; not a run of years, "( 2000 -- 04 )"); else
+    ``None``.
     """
     before = text[max(0, d.span[0] - 60): d.span[0]]
-    hits = [event for event, pattern in _LIFE_EVENTS if pattern.search(before)]
+    # the nearest event word: "born in 1900, died 1950" gives 1950 to death
+    hits = [(m.start(), event) for event, pattern in _LIFE_EVENTS
+            for m in [pattern.search(before)] if m]
     if hits:
-        return hits[0] if len(hits) == 1 else None
+        return max(hits)[1]
     for a, b in zip(dates, dates[1:], strict=False):
         if ((d is a or d is b) and a.day is not None and b.day is not None
                 and _LIFESPAN_DASH.fullmatch(text, a.span[1], b.span[0])

@@ -452,6 +452,10 @@ def test_mitigation_bound_flipped(claim: str, evidence: str, found) -> None:
     ("The film came out in 1989.", "Olsen (born February 16, 1989) is an American actress.",
      []),
     ("He died in 1989.", "He was born in 1989, and in 1989 he moved to Rome.", []),
+    # the nearest event word decides
+    ("He was born in 1950.", "He was born in 1900, died 1950.",
+     [("event_contradiction", "1950", None)]),
+    ("He died in 1950.", "He was born in 1900, died 1950.", []),
     # marriage is an event too
     ("She was married on January 5th, 1955.", "She (born 5 January 1955) is a politician.",
      [("event_contradiction", "January 5th, 1955", None)]),
