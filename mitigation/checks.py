@@ -257,14 +257,15 @@ def _context(text: str, span: tuple[int, int]) -> set[tuple[str, str]]:
 class DateCheck:
     """Dates in the claim that no evidence date agrees with.
 
-    MEDIUM; HIGH (a contradiction) when the evidence gives exactly one date, unless the
-    claim's date is a bare year inside a name ("Blade Runner 2049", "Euro 1996", "The Thin
-    Red Line (1998 film)": :func:`~mitigation.values.year_in_name`), which is an identifier,
-    not a date the evidence's one date could correct. The evidence's date is offered as the
-    correction only when the claim gives one date (years in names aside): of "begun in 1887,
-    opened in 1890" against "opened in 1889", which one 1889 corrects is unknown. A century
-    ("the 20th century") agrees with each year in it and is contradicted only by another
-    century.
+    MEDIUM; HIGH (a contradiction) when the evidence gives exactly one date as precise as
+    the claim's (:func:`_distinct_dates`; of the claim's life event when it names one),
+    unless the claim's date is a bare year inside a name ("Blade Runner 2049", "Euro 1996",
+    "The Thin Red Line (1998 film)": :func:`~mitigation.values.year_in_name`), which is an
+    identifier, not a date the evidence's one date could correct. The evidence's date is
+    offered as the correction only when the claim gives one date (years in names aside): of
+    "begun in 1887, opened in 1890" against "opened in 1889", which one 1889 corrects is
+    unknown. A century ("the 20th century") agrees with each year in it and is contradicted
+    only by another century.
 
     Dates of a life event (birth, death, marriage: the event's word at most three words
     before the date, "born on", "( born", "died in April of"; or a lifespan in brackets with
@@ -340,18 +341,13 @@ def _distinct_dates(d: Date, dates: Sequence[Date]) -> list[Date]:
     every date when none is that precise); a decade, a century or a span of years, on either
     side, with whole dates.
     """
-    def key(x: Date) -> Any:
-        return x.key
-
     pool = list(dates)
-    if not any(x.decade or x.century or x.span_of_years for x in (d, *pool)):
-        if d.month is None:
-            def key(x: Date) -> Any:
-                return x.year
-        else:
-            pool = [x for x in pool if (x.day if d.day is not None else x.month) is not None] \
-                or pool
-    return list({key(x): x for x in pool}.values())
+    plain = not any(x.decade or x.century or x.span_of_years for x in (d, *pool))
+    if plain and d.month is not None:
+        pool = [x for x in pool if (x.day if d.day is not None else x.month) is not None] \
+            or pool
+    by_year = plain and d.month is None
+    return list({(x.year if by_year else x.key): x for x in pool}.values())
 
 
 _LIFE_EVENTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -419,6 +415,10 @@ def _same_granularity(d: Date, other: Date, value: str) -> str | None:
 class EntityCheck:
     """Capitalised names in the claim that no evidence text mentions (MEDIUM).
 
+    Where the evidence names another after the same two words ("directed by John Woo"
+    against "directed by Gordon Chan"), the finding is an ``entity_substitution`` naming it
+    (:func:`_substitute`).
+
     Dates are the date check's: a month name, or a weekday next to a date, is no entity ("3
     March 2019" and "Monday, 3 June 2019" are in "2019-03-03" and "2019-06-03"); a weekday on
     its own ("on Monday") is checked as a name. A month standing alone ("in March") is found
@@ -475,8 +475,8 @@ def _substitute(claim: str, name: str, start: int, evidence: Sequence[str]
     name that the claim does not hold ("directed by John Woo" against "directed by Gordon
     Chan"): those words and that name, else ``None``. Another spelling ("Philip" for
     "Phillip", "Larraín" for "Larrain") is the same name. A hint, not a contradiction
-    (MEDIUM): a place may hold another
-    ("operates in Europe" against "operates in Belarus").
+    (MEDIUM): a place may hold another ("operates in Europe" against "operates in
+    Belarus").
     """
     left = _CONTEXT_WORD.findall(claim[:start])[-2:]
     if len(left) < 2 or all(w.lower() in _NO_CONTEXT for w in left):
