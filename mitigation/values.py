@@ -387,9 +387,14 @@ def find_names(text: str) -> list[str]:
 def find_name_starts(text: str) -> list[tuple[str, int]]:
     """:func:`find_names` with where each name starts in ``text``.
 
+    A word alone that opens a sentence and often does ("Several", "Most", "Nearly", "Two")
+    is no name.
+
     Example:
         >>> find_name_starts("In Paris, Damon Albarn sang.")
         [('Paris', 3), ('Damon Albarn', 10)]
+        >>> find_name_starts("Several people came. Most Haunted aired.")
+        [('Most Haunted', 21)]
     """
     out = []
     for m in _NAME.finditer(text):
@@ -398,6 +403,9 @@ def find_name_starts(text: str) -> list[tuple[str, int]]:
         while words and words[0] in _FUNCTION_WORDS:
             start = text.index(words[1], start + len(words[0])) if len(words) > 1 else start
             words = words[1:]
+        if words == [m.group(0)] and words[0] in _OPENERS and \
+                _SENTENCE_START.search(text, 0, start):
+            continue
         if words:
             words[-1] = _POSSESSIVE.sub("", words[-1]) or words[-1]
             out.append((" ".join(words), start))
@@ -418,6 +426,16 @@ _NOT_NAME_WORDS = SENTENCE_WORDS | {
     "Throughout", "Around", "About", "Circa", "Within", "Following", "Including", "Against",
     "Upon", "Into", "Than", "Nearly", "Almost", "Approximately", "Roughly", "Exactly", "Fiscal",
     "FY"}
+#: Words that open ordinary sentences on their own ("Several people came", "Two films were
+#: made", "Nearly 500 came"): a name only with more capitalised words ("Most Haunted").
+_OPENERS = _NOT_NAME_WORDS | {
+    "Many", "Most", "Several", "All", "Both", "Few", "Fewer", "More", "Less", "No", "Not",
+    "Neither", "Either", "Another", "Other", "Such", "Much", "Very", "Once", "Later",
+    "Earlier", "Today", "Yesterday", "Currently", "Originally", "Initially", "Eventually",
+    "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Eleven",
+    "Twelve", "Twenty", "Thirty", "Forty", "Fifty", "Hundreds", "Thousands", "Millions",
+    "Dozens"}
+_SENTENCE_START = re.compile(r"(?:^|[.!?][\"”’')\]]*\s+)[\"“‘'(\[]*$")
 #: A title's disambiguating qualifier with a number: "Game of Thrones (season 7)", "The Thin
 #: Red Line (1998 film)", "Skins (series 3)".
 _TITLE_QUALIFIER = re.compile(

@@ -529,3 +529,18 @@ def test_mitigation_entity_substitution(claim: str, evidence: str, found) -> Non
     assert _found(claim, evidence) == found
     subs = [f for f in run_checks(claim, [evidence]) if f.type == "entity_substitution"]
     assert all(f.severity.value == "MEDIUM" for f in subs)  # a hint: a place holds others
+
+
+# 15. words that open ordinary sentences are no names there ("Several people came")
+@pytest.mark.parametrize(("claim", "found"), [
+    ("Several people came to the show.", []),
+    ("Two films were released in 2004.", []),
+    ("Despite the rain, the show went on.", []),
+    ("It rained. Most people stayed home.", []),
+    # with more capitalised words, or inside a sentence, it is a name
+    ("Most Haunted aired in 2002.", [("entity_not_in_evidence", "Most Haunted", None)]),
+    ("The show starred Several.", [("entity_not_in_evidence", "Several", None)]),
+])
+def test_mitigation_sentence_openers_are_no_names(claim: str, found) -> None:
+    evidence = "The show went on in 2002 and 2004, with people and films, and it rained."
+    assert [f for f in _found(claim, evidence) if f[0].startswith("entity")] == found
