@@ -279,20 +279,21 @@ class DateCheck:
 
     def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
         """Flag claim dates missing from the evidence."""
-        # each evidence date with its life event
-        dated = [(x, _life_event(e, x, ds)) for e in evidence
+        found = find_dates(claim)
+        claim_dates = [(d, year_in_name(claim, d)) for d in found]
+        # each claim date's life event; "born before 1900" bounds the event's date: no date
+        # of it to compare
+        events = [None if named or _DATE_BOUND.search(claim, 0, d.span[0]) else
+                  _life_event(claim, d, found) for d, named in claim_dates]
+        # each evidence date with its life event (read only when a claim date has one)
+        dated = [(x, _life_event(e, x, ds) if any(events) else None) for e in evidence
                  for ds in [find_dates(e)] for x in ds]
         ev_dates = [x for x, _ in dated]
         # numbers that cannot be read as years ("2,000", "$2000"; a bare 2000 is a date)
         ev_numbers = [n for e in evidence for n in find_numbers(e)]
-        found = find_dates(claim)
-        claim_dates = [(d, year_in_name(claim, d)) for d in found]
         asserted = sum(not named for _, named in claim_dates)
         out = []
-        for d, named in claim_dates:
-            # "born before 1900" bounds the event's date: no date of it to compare
-            event = None if named or _DATE_BOUND.search(claim, 0, d.span[0]) else \
-                _life_event(claim, d, found)
+        for (d, named), event in zip(claim_dates, events, strict=True):
             if date_in(d, ev_dates):
                 others = {e for x, e in dated if date_in(d, [x])}
                 if event and len(others) == 1 and None not in others and event not in others:
@@ -305,7 +306,7 @@ class DateCheck:
             if bare_year and any(n.value == d.year and not n.percent for n in ev_numbers):
                 continue  # "2000 delegates" against the evidence's "2,000": a number
             # the evidence's one date of the claim's event, else its one date
-            of_event = list({x.key: x for x, e in dated if event and e == event}.values())
+            of_event = [x for x, e in dated if event and e == event]
             distinct = _distinct_dates(d, of_event or ev_dates)
             if named:
                 out.append(Finding(self.name, "date_not_in_evidence", Severity.MEDIUM,

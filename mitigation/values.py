@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from itertools import product
 from typing import Literal
 
-from verifier.text import csv_unescaped
+from verifier.text import csv_unescaped, trimmed_sentence_spans
 
 _WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -397,15 +397,19 @@ def find_name_starts(text: str) -> list[tuple[str, int]]:
         [('Most Haunted', 21)]
     """
     out = []
+    openings: set[int] | None = None  # where sentences open, read once when needed
     for m in _NAME.finditer(text):
         words = m.group(0).split()
         start = m.start()
         while words and words[0] in _FUNCTION_WORDS:
             start = text.index(words[1], start + len(words[0])) if len(words) > 1 else start
             words = words[1:]
-        if words == [m.group(0)] and words[0] in _OPENERS and \
-                _SENTENCE_START.search(text, 0, start):
-            continue
+        if words == [m.group(0)] and words[0] in _OPENERS:
+            if openings is None:
+                openings = {s + len(text[s:e]) - len(text[s:e].lstrip(_OPENING_MARKS))
+                            for s, e in trimmed_sentence_spans(text)}
+            if start in openings:
+                continue
         if words:
             words[-1] = _POSSESSIVE.sub("", words[-1]) or words[-1]
             out.append((" ".join(words), start))
@@ -435,7 +439,8 @@ _OPENERS = _NOT_NAME_WORDS | {
     "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Eleven",
     "Twelve", "Twenty", "Thirty", "Forty", "Fifty", "Hundreds", "Thousands", "Millions",
     "Dozens"}
-_SENTENCE_START = re.compile(r"(?:^|[.!?][\"”’')\]]*\s+)[\"“‘'(\[]*$")
+#: Marks before a sentence's first word: opening quotes and brackets.
+_OPENING_MARKS = "\"“‘'(["
 #: A title's disambiguating qualifier with a number: "Game of Thrones (season 7)", "The Thin
 #: Red Line (1998 film)", "Skins (series 3)".
 _TITLE_QUALIFIER = re.compile(
