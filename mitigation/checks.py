@@ -431,14 +431,17 @@ class EntityCheck:
 
     def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
         """Flag names missing from the evidence (case-insensitive, word by word)."""
-        ev = " ".join(evidence).lower()
+        ev = _fold(" ".join(evidence))
         dates = [d.span for d in find_dates(claim)]
         for a, b in dates:  # the date check compares them
             claim = claim[:a] + " " * (b - a) + claim[b:]
         ev_months: set[int] | None = None
         out = []
         for name, start in find_name_starts(claim):
-            words = [w for w in re.findall(r"[\w'’-]+", name.lower()) if len(w) > 2]
+            # accents, apostrophes' shapes and possessives aside ("Apple's", "Beatles'")
+            words = [w for w in (re.sub(r"'s?$", "", w) for w in re.findall(r"[\w'-]+",
+                                                                          _fold(name)))
+                     if len(w) > 2]
             if _date_words(claim, start, words):
                 if ev_months is None:
                     ev_months = {d.month for e in evidence for d in find_dates(e)}
@@ -495,9 +498,15 @@ def _substitute(claim: str, name: str, start: int, evidence: Sequence[str]
 
 
 def _fold(text: str) -> str:
-    """Lower case without accents: "Larraín" -> "larrain"."""
+    """Lower case without accents, with straight apostrophes.
+
+    "Larraín" -> "larrain", "O’Brien" -> "o'brien".
+    """
     return "".join(c for c in unicodedata.normalize("NFKD", text.lower())
-                   if not unicodedata.combining(c))
+                   if not unicodedata.combining(c)).translate(_APOSTROPHES)
+
+
+_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'"})
 
 
 def _next_to(spans: Sequence[tuple[int, int]], text: str, start: int, end: int) -> bool:
@@ -598,6 +607,17 @@ class AllowlistRule:
         if stray:
             raise ValueError(f"rule {self.name!r}: synonyms point at {stray}, which are not in "
                              "its terms")
+        seen: dict[str, str] = {}
+        for t in terms:  # terms are matched whatever their case
+            if t.lower() in seen and seen[t.lower()] != t:
+                raise ValueError(f"rule {self.name!r}: terms {seen[t.lower()]!r} and {t!r} "
+                                 "differ only in case (terms match whatever their case)")
+            seen[t.lower()] = t
+        shadow = sorted(k for k in self.synonyms if k.lower() in seen
+                        and seen[k.lower()] != self.synonyms[k])
+        if shadow:
+            raise ValueError(f"rule {self.name!r}: synonyms {shadow} are terms of their own; a "
+                             "synonym may not stand for another term")
         if not isinstance(self.suggestion, str):
             raise ValueError(f"rule {self.name!r}: suggestion must be a str, got "
                              f"{self.suggestion!r}")
@@ -690,7 +710,7 @@ _WORD = re.compile(r"\w+")
 
 
 def _words(text: str) -> str:
-    return " ".join(_WORD.findall(text.lower()))
+    return " ".join(_WORD.findall(_fold(text)))
 
 
 def _unit_after(text: str, pos: int) -> str | None:

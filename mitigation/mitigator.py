@@ -22,6 +22,7 @@ from mitigation.checks import (
     run_checks,
 )
 from mitigation.values import _FUNCTION_WORDS, SENTENCE_WORDS
+from verifier.checking import is_int
 from verifier.text import (
     LIST_ITEM,
     abbreviation_stop,
@@ -231,7 +232,11 @@ def _abbreviation_before(text: str) -> bool:
 
 def _is_question(claim: str) -> bool:
     """Whether the claim is a question ("Is Paris big?"): it asserts nothing to hedge."""
-    return bool(re.search(r"\?[)\]]*$", _CITE.sub("", claim).strip()))
+    text = _CITE.sub("", claim).strip()
+    # a question in quotes is one when the quote is the whole claim ("“Is Paris big?”"), not
+    # a statement that ends quoting one ('The minister asked "why?"')
+    return bool(re.search(r"\?[)\]]*$", text)
+                or re.fullmatch(r"[\"“'‘«(\[].*\?[\"”'’»)\]]*", text, re.S))
 
 
 def _hedge(claim: str) -> str:
@@ -342,15 +347,15 @@ class Mitigator:
         if strictness not in ("lenient", "balanced", "strict"):
             raise ValueError(
                 f"strictness must be 'lenient', 'balanced' or 'strict', got {strictness!r}")
-        if not isinstance(max_citations, int) or isinstance(max_citations, bool) \
+        if not is_int(max_citations) \
                 or max_citations < 0:
             raise ValueError(f"max_citations must be an int >= 0, got {max_citations!r}")
-        if not isinstance(excerpt_chars, int) or isinstance(excerpt_chars, bool) \
+        if not is_int(excerpt_chars) \
                 or excerpt_chars < 20:
             raise ValueError(f"excerpt_chars must be an int >= 20, got {excerpt_chars!r}")
         self.strictness: Strictness = strictness
-        self.max_citations = max_citations
-        self.excerpt_chars = excerpt_chars
+        self.max_citations = int(max_citations)
+        self.excerpt_chars = int(excerpt_chars)
         self.checks = _sequence_of("checks", checks, Check, "Check objects",
                                    "a Check (a name and a run(claim, evidence) method)")
 
@@ -391,6 +396,7 @@ class Mitigator:
 
         When ``[s, e)`` is longer, its start.
         """
+        clipped = e > s + self.excerpt_chars
         e = min(e, s + self.excerpt_chars)
         pad = max(0, (self.excerpt_chars - (e - s)) // 2)
         a, b = max(0, s - pad), min(len(doc), e + pad)
@@ -398,8 +404,9 @@ class Mitigator:
             m = re.search(r"\s", doc[a:s])
             a = a + m.end() if m else s
         if b < len(doc) and not doc[b].isspace():  # end after the last whole word
-            m = re.search(r"\s\S*$", doc[e:b])
-            b = e + m.start() if m else e
+            # of the padding, or of the span itself where the cap cuts into it
+            m = re.search(r"\s\S*$", doc[s:b] if clipped else doc[e:b])
+            b = (s if clipped else e) + m.start() if m else e
         return a, b
 
     def _capped(self, text: str) -> str:
@@ -507,12 +514,15 @@ class Mitigator:
                 return numbers[ev.source_id]
             n = numbers[ev.source_id]
             ref = refs[n - 1]
-            if (ev.span == (0, 0) or ev.span not in ref.spans) \
-                    and " ".join(ev.content.split()) not in ref.excerpt:
-                # another sentence of the same source: quote it too
-                cited[ev.source_id].append(ev)
-                refs[n - 1] = replace(ref, excerpt=self._excerpt(cited[ev.source_id], documents),
-                                      spans=(*ref.spans, ev.span))
+            if any(c.span == ev.span and c.content == ev.content for c in cited[ev.source_id]):
+                return n  # cited already
+            # another sentence of the same source: its span is listed, and it is quoted
+            # unless the excerpt quotes it already
+            cited[ev.source_id].append(ev)
+            excerpt = ref.excerpt
+            if " ".join(ev.content.split()) not in excerpt:
+                excerpt = self._excerpt(cited[ev.source_id], documents)
+            refs[n - 1] = replace(ref, excerpt=excerpt, spans=(*ref.spans, ev.span))
             return n
 
         decisions = {i: self._decide(verdicts[i], draft[slice(*verdicts[i].claim.span)])
@@ -611,6 +621,8 @@ class Mitigator:
         hedges: dict[int, int] = {}
         # the claim is the sentence (its list marker aside): it is replaced or removed whole
         lead = _lead(sentence, spans[inside[0]], s_start) if len(inside) == 1 else None
+        if lead is None and len(inside) == 1:
+            lead = _dangling(sentence, spans[inside[0]], s_start)
         whole = lead is not None
         for i in inside:
             v = verdicts[i]
@@ -724,6 +736,29 @@ def _lead(sentence: str, span: tuple[int, int], offset: int) -> int | None:
     return a if LIST_ITEM.fullmatch(sentence, 0, a) else None
 
 
+def _dangling(sentence: str, span: tuple[int, int], offset: int) -> int | None:
+    """Where the sentence starts, after its list-item marker, when the rest needs the claim.
+
+    ``None`` when what the sentence holds besides the claim stands on its own. It does not
+    when it is a lead-in before the claim, ending in a comma or "that" ("According to the
+    report, ", "In 2020, ", "He thinks that "), or a tail after it that opens with a comma and
+    no connective of a clause of its own (", according to the report."). Removing or hedging
+    the claim then rewrites the whole sentence: removing only the claim would leave "In
+    2020." behind. "I like Paris, and Rome is big." keeps its first clause.
+    """
+    a, b = span[0] - offset, span[1] - offset
+    marker = LIST_ITEM.match(sentence)
+    start = marker.end() if marker else 0
+    before, after = sentence[start:a], sentence[b:]
+    closing = not re.sub(r"[\s.!?\"')\]\d\[,]", "", after)  # only closing marks follow
+    if before.strip() and closing:
+        return start if re.search(r"(?:,|\bthat)\s*$", before, re.I) else None
+    if not before.strip() and not closing:
+        return start if re.match(r"\s*,(?!\s*(?:and|but|while|whereas|or|so|yet)\b)", after,
+                                 re.I) else None
+    return None
+
+
 def _subject(claim: str, original: str) -> str:
     """What the claim's text adds before the draft's words of it, when that is a subject.
 
@@ -786,10 +821,14 @@ def _apply(sentence: str, pieces: list[tuple[int, int, str]]
         tail = re.match(r"^[.!?]+", after.strip())
         end_punct = tail.group(0) if tail else ""
         if before.strip() and not opener:
-            before = _CONNECT_BEFORE.sub("", before)
+            connector = _CONNECT_BEFORE.search(before)
+            before = before[:connector.start()] if connector else before
             rest = after.strip()
             rest = rest[len(end_punct):] if end_punct else rest
             kept = rest.lstrip()
+            if connector and connector.group(0).strip() == "," and kept.startswith(","):
+                # a clause set off by commas goes with both ("Paris, which is old, is big.")
+                kept = kept[1:].lstrip()
             skipped = len(after) - len(after.lstrip()) + len(end_punct) + len(rest) - len(kept)
             # no space before punctuation ("Paris [1], and ...", not "Paris [1] , and ...")
             sep = "" if not kept or re.match(r"[,;:.!?)\]]", kept) else " "

@@ -8,7 +8,7 @@ the date (1969, 7, 20).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import product
 from typing import Literal
 
@@ -40,8 +40,15 @@ _NUM = re.compile(
     # as one number, but never as one of hundreds of digits)
     r"(?P<cur>[$€£])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|"
     r"\d{1,3}(?:[ \u00a0\u202f]\d{3}){1,4}(?![\d.,]\d)|\d+(?:\.\d+)?)"
-    r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mn|tn|k|m|b)\b)?"
+    r"(?:[\s-]?(?P<scale>thousand|million|billion|trillion|bn|mn|tn|k|m|b)\b)?"
     + _PCT + "?", re.I)
+#: A clock time ("4:00 p.m.", "15:00", "3 pm", "9 a.m."): one number, the minutes after
+#: midnight (:func:`find_numbers`), not an hour and a minute count.
+_TIME = re.compile(r"(?<![\w.:])(?P<h>\d{1,2})(?::(?P<min>\d{2}))(?::\d{2})?"
+                   r"(?:\s?(?P<ap>[ap])(?:\.m\.|\.?\s?m\b))?(?![\w:])"
+                   r"|(?<![\w.:])(?P<h2>\d{1,2})\s?(?P<ap2>[ap])(?:\.m\.|\.?\s?m\b)", re.I)
+#: What joins the two ends of a range ("10-20%", "10 to 20 percent").
+_RANGE_JOIN = re.compile(r"\s*(?:[-–—]|to|and)\s*")
 #: A count noun after "1.2m" or "5b": the letter is a scale ("1.2m users"), not metres.
 _COUNT_NOUN = re.compile(
     r"\s*(?:users|people|persons|views|viewers|subscribers|customers|visitors|downloads|"
@@ -117,6 +124,12 @@ class Number:
     span: tuple[int, int]
     percent: bool = False
     currency: str | None = None
+    #: Another reading of the same text: "1.5m" is 1.5 metres or 1.5 million.
+    alternative: float | None = None
+
+    def readings(self) -> tuple[float, ...]:
+        """The value, and the other reading where there is one."""
+        return (self.value,) if self.alternative is None else (self.value, self.alternative)
 
 
 def _close(a: float, b: float) -> bool:
@@ -165,16 +178,33 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
     """
     out: list[Number] = []
     date_spans = [d.span for d in find_dates(text)] if skip_years else []
+    times = []
+    for t in _TIME.finditer(text):
+        hour, minute = int(t.group("h") or t.group("h2")), int(t.group("min") or 0)
+        half = (t.group("ap") or t.group("ap2") or "").lower()
+        if hour > 24 or minute > 59 or (half and not 1 <= hour <= 12):
+            continue  # no clock time: its numbers are read one by one
+        times.append(t.span())
+        if half:
+            value, alternative = (hour % 12 + (12 if half == "p" else 0)) * 60 + minute, None
+        elif 1 <= hour <= 12:  # "4:00": morning or afternoon
+            value, alternative = hour * 60 + minute, (hour % 12 + 12) * 60 + minute
+        else:
+            value, alternative = hour % 24 * 60 + minute, None
+        out.append(Number(float(value), t.group(0).strip(), t.span(), alternative=alternative))
     for m in _NUM.finditer(text):
         raw = m.group("num")
         value = float(re.sub(r"[,\s]", "", raw))
         given = m.group("scale") or ""
         scale = given.lower()
+        alternative = None
         if scale in ("m", "b") and not m.group("cur") and not (
                 m.start("scale") == m.end("num") and (
                     given.isupper() or _COUNT_NOUN.match(text, m.end("scale")))):
-            # "5 m" is metres, not millions; "200M", "1.2B" and "1.2m users" are scales
+            # "5 m" is metres, not millions; "200M", "1.2B" and "1.2m users" are scales;
+            # "1.5m" alone may be either
             scale = ""
+            alternative = value * _SCALE[given.lower()] * (-1 if m.group("sign") else 1)
         if scale:
             value *= _SCALE[scale]
         if m.group("sign"):
@@ -182,11 +212,13 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
         s, e = m.span()
         if skip_years and any(ds <= s and e <= de for ds, de in date_spans):
             continue
+        if any(ts < e and s < te for ts, te in times):
+            continue  # part of a clock time, read whole above
         if skip_years and not scale and not m.group("cur") and not m.group("pct") and \
                 not m.group("sign") and _YEAR.fullmatch(raw):
             continue
         out.append(Number(value, m.group(0).strip(), (s, e), bool(m.group("pct")),
-                          m.group("cur")))
+                          m.group("cur"), alternative))
     for m in _WORDNUM.finditer(text):
         v = _words_value(m.group("w"))
         if v is None:
@@ -196,7 +228,12 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
         if v == 1 and m.group("w").lower() == "one":
             continue  # "one" is mostly a pronoun
         out.append(Number(v, m.group(0), m.span(), bool(m.group("pct"))))
-    return sorted(out, key=lambda n: n.span)
+    out.sort(key=lambda n: n.span)
+    for k in range(len(out) - 1, 0, -1):  # "10-20%": both ends are percents
+        a, b = out[k - 1], out[k]
+        if b.percent and not a.percent and _RANGE_JOIN.fullmatch(text, a.span[1], b.span[0]):
+            out[k - 1] = replace(a, percent=True)
+    return out
 
 
 @dataclass(frozen=True)
@@ -593,7 +630,8 @@ def number_in(n: Number, numbers: list[Number]) -> bool:
         >>> number_in(n, find_numbers("five per cent"))
         True
     """
-    return any(_close(n.value, m.value) and (m.percent or not n.percent)
+    return any(any(_close(a, b) for a in n.readings() for b in m.readings())
+               and (m.percent or not n.percent)
                and not (n.currency and m.currency and n.currency != m.currency)
                for m in numbers)
 

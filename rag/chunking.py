@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from verifier.checking import is_int
 from verifier.text import strip_span, trimmed_sentence_spans
 from verifier.types import Passage
 
@@ -16,7 +17,7 @@ def chunk_document(
 ) -> list[Passage]:
     """Split ``text`` into sentence-aligned passages of at most ``max_chars`` characters.
 
-    Each passage's ``metadata["doc_span"]`` is ``[start, end]`` with
+    Each passage's ``metadata["doc_span"]`` is ``(start, end)`` with
     ``passage.text == text[start:end]`` (no surrounding whitespace) and ``metadata["chunk"]``
     its 0-based position. Consecutive passages share ``overlap`` sentences. A sentence longer
     than ``max_chars`` becomes pieces cut at whitespace (or hard-cut when it has none), so no
@@ -36,9 +37,9 @@ def chunk_document(
         >>> [p.text for p in chunk_document("A b. C d.", "doc", max_chars=5)]
         ['A b.', 'C d.']
     """
-    if not isinstance(max_chars, int) or isinstance(max_chars, bool) or max_chars <= 0:
+    if not is_int(max_chars) or max_chars <= 0:
         raise ValueError(f"max_chars must be a positive int, got {max_chars!r}")
-    if not isinstance(overlap, int) or isinstance(overlap, bool) or overlap < 0:
+    if not is_int(overlap) or overlap < 0:
         raise ValueError(f"overlap must be an int >= 0, got {overlap!r}")
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
@@ -76,6 +77,6 @@ def chunk_document(
         i = nxt
     meta = dict(metadata or {})
     return [
-        Passage(text[s:e], source_id, {**meta, "doc_span": [s, e], "chunk": k})
+        Passage(text[s:e], source_id, {**meta, "doc_span": (s, e), "chunk": k})
         for k, (s, e) in enumerate(spans)
     ]

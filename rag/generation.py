@@ -19,6 +19,7 @@ import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from verifier.checking import is_int, is_real
 from verifier.embedded import MODEL_LOAD_LOCK, embedded_generator_gguf, resolve_device
 from verifier.errors import ModelLoadError
 from verifier.registry import register
@@ -176,25 +177,25 @@ class Generator(Protocol):
 def _check_generate_args(prompt: str, n: int) -> None:
     if not isinstance(prompt, str) or not prompt.strip():
         raise ValueError(f"prompt must be a non-empty str, got {prompt!r:.80}")
-    if not isinstance(n, int) or isinstance(n, bool) or n <= 0:
-        raise ValueError(f"n must be > 0, got {n!r}")
+    if not is_int(n) or n <= 0:
+        raise ValueError(f"n must be an int > 0, got {n!r}")
 
 
 def _check_sampling(max_new_tokens: Any, temperature: Any, seed: Any) -> int | None:
     """Check the settings both generators share; return ``seed`` as a Python int (or None)."""
-    if not isinstance(max_new_tokens, int) or isinstance(max_new_tokens, bool) \
+    if not is_int(max_new_tokens) \
             or max_new_tokens <= 0:
         raise ValueError(f"max_new_tokens must be a positive int, got {max_new_tokens!r}")
     if not _finite_number(temperature) or temperature < 0:
         raise ValueError(f"temperature must be >= 0 and finite, got {temperature!r}")
-    if seed is not None and (not isinstance(seed, numbers.Integral) or isinstance(seed, bool)):
+    if seed is not None and not is_int(seed):
         raise ValueError(f"seed must be an int or None, got {seed!r}")
     return None if seed is None else int(seed)
 
 
 def _finite_number(x: Any) -> bool:
     """A finite real number (an int or float, numpy's included; not a ``bool``)."""
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+    if not is_real(x):
         return False
     return isinstance(x, numbers.Integral) or math.isfinite(x)
 

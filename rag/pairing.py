@@ -17,6 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from verifier.checking import is_int, is_real
 from verifier.registry import register
 from verifier.text import trimmed_sentence_spans
 from verifier.types import Claim, ClaimEvidence, Evidence
@@ -65,14 +66,14 @@ class CachedEncoder:
 
     def __init__(self, encoder: Encoder | Callable[[], Encoder] | None = None, *,
                  max_items: int = 20_000) -> None:
-        if not isinstance(max_items, int) or isinstance(max_items, bool) or max_items <= 0:
+        if not is_int(max_items) or max_items <= 0:
             raise ValueError(f"max_items must be an int > 0, got {max_items!r}")
         if encoder is not None and not (callable(getattr(encoder, "encode", None))
                                         or callable(encoder)):
             raise TypeError(f"encoder must have an encode() method or be a factory, got "
                             f"{encoder!r}")
         self._inner = encoder
-        self.max_items = max_items
+        self.max_items = int(max_items)
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.RLock()
 
@@ -118,7 +119,7 @@ class CachedEncoder:
 
 def _locate(ev: Evidence, documents: Mapping[str, str] | None) -> tuple[str, int]:
     """The passage text and its offset in the document, checked against ``documents``."""
-    if documents is None or ev.source_id not in documents:
+    if documents is None or ev.source_id not in documents:  # unchecked: its own span
         return ev.content, ev.span[0]
     doc = documents[ev.source_id]
     start, end = ev.span
@@ -139,10 +140,11 @@ def split_evidence(evidences: Sequence[Evidence], *,
     A passage's ``span`` gives its offset in the document, so each sentence's span is
     ``(passage_start + s, passage_start + e)``. With ``documents`` (source id -> original
     text), each passage is checked against its document (and found in it when its span does
-    not match). Duplicate sentences (same source, span and text, e.g. from overlapping chunks)
-    are kept once; two different texts of one source are both kept even when their spans
-    agree (passages given without real spans all start at 0). Each sentence keeps its
-    passage's score and rank.
+    not match); a passage of a source ``documents`` lacks keeps its own span, unchecked.
+    Duplicate sentences (same source, span and text, e.g. from overlapping chunks) are kept
+    once; two different texts of one source are both kept even when their spans agree
+    (passages given without real spans all start at 0). Each sentence keeps its passage's
+    score and rank.
 
     Args:
         evidences: Retrieved passages.
@@ -181,7 +183,7 @@ MIN_SCORE = 0.15
 
 def check_min_score(value: object, name: str = "min_score") -> float:
     """``value`` as a float in [0, 1], else a ``ValueError`` naming ``name`` and the value."""
-    if (not isinstance(value, (int, float)) or isinstance(value, bool)
+    if (not is_real(value)
             or not 0.0 <= float(value) <= 1.0):
         raise ValueError(f"{name} must be in [0, 1], got {value!r}")
     return float(value)
@@ -233,18 +235,18 @@ class EvidencePairer:
     def __init__(self, model_name_or_path: str | None = None, *, encoder: Encoder | None = None,
                  top_k: int = 3, dense_weight: float = 0.5, min_score: float = MIN_SCORE,
                  device: str | None = None, batch_size: int = 64) -> None:
-        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k <= 0:
-            raise ValueError(f"top_k must be > 0, got {top_k!r}")
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+        if not is_int(top_k) or top_k <= 0:
+            raise ValueError(f"top_k must be an int > 0, got {top_k!r}")
+        if not is_int(batch_size) or batch_size <= 0:
             raise ValueError(f"batch_size must be an int > 0, got {batch_size!r}")
         if encoder is not None and not callable(getattr(encoder, "encode", None)):
             raise TypeError(f"encoder must have an encode() method, got {encoder!r}")
         self.model_name_or_path = model_name_or_path
-        self.top_k = top_k
+        self.top_k = int(top_k)
         self.dense_weight = check_min_score(dense_weight, "dense_weight")
         self.min_score = check_min_score(min_score)
         self.device = device
-        self.batch_size = batch_size
+        self.batch_size = int(batch_size)
         self._encoder = encoder
 
     @property
@@ -271,7 +273,8 @@ class EvidencePairer:
         Args:
             claims: The claims to support.
             evidences: Retrieved passages (each with a span into its document).
-            documents: Original documents by ``source_id``, to check the spans (optional).
+            documents: Original documents by ``source_id``, to check the spans (optional;
+            evidence of a source it lacks keeps its own span, unchecked).
 
         Returns:
             ``len(claims)`` items; each holds up to ``top_k`` sentence-level evidences with
@@ -323,19 +326,20 @@ def pair_claims(claims: Sequence[Claim], evidences: Sequence[Evidence], *,
     Args:
         claims: The claims.
         evidences: Retrieved passages (``source_id`` + span into the document).
-        documents: Original documents by ``source_id``, to check the spans (optional).
+        documents: Original documents by ``source_id``, to check the spans (optional;
+            evidence of a source it lacks keeps its own span, unchecked).
         top_k: Sentences kept per claim.
         embedding_model: A sentence-transformers id or path (``None``: the embedded MiniLM;
             loaded once and reused by later calls), or an object with ``encode(texts)``.
         min_score: Least score of an evidence sentence (see :class:`EvidencePairer`).
 
     Returns:
-        One :class:`ClaimEvidence` per claim, best sentence first; every evidence satisfies
-        ``documents[source_id][span[0]:span[1]] == content``.
+        One :class:`ClaimEvidence` per claim, best sentence first; every evidence of a source
+        in ``documents`` satisfies ``documents[source_id][span[0]:span[1]] == content``.
     """
     if embedding_model is None or isinstance(embedding_model, str):
-        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k <= 0:
-            raise ValueError(f"top_k must be > 0, got {top_k!r}")
+        if not is_int(top_k) or top_k <= 0:
+            raise ValueError(f"top_k must be an int > 0, got {top_k!r}")
         pairer = _shared_pairer(embedding_model, top_k, check_min_score(min_score))
     else:
         pairer = EvidencePairer(encoder=embedding_model, top_k=top_k, min_score=min_score)

@@ -11,6 +11,7 @@ from rag.decompose import Decomposer, SpacyDecomposer
 from rag.generation import Generator, HFGenerator, build_prompt
 from rag.pairing import MIN_SCORE, EvidencePairer, check_min_score
 from rag.retrieval import DenseRetriever, HybridRetriever, Retriever
+from verifier.checking import is_int
 from verifier.types import ClaimEvidence, Evidence, Generation
 
 logger = logging.getLogger(__name__)
@@ -60,8 +61,8 @@ class RAGPipeline:
     def __init__(self, retriever: Retriever, generator: Generator | None = None,
                  decomposer: Decomposer | None = None, pairer: EvidencePairer | None = None,
                  *, top_k: int = 5, min_evidence_score: float = MIN_SCORE) -> None:
-        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k <= 0:
-            raise ValueError(f"top_k must be > 0, got {top_k!r}")
+        if not is_int(top_k) or top_k <= 0:
+            raise ValueError(f"top_k must be an int > 0, got {top_k!r}")
         min_evidence_score = check_min_score(min_evidence_score, "min_evidence_score")
         self.retriever = retriever
         self._generator = generator
@@ -74,7 +75,7 @@ class RAGPipeline:
                 encoder = retriever
             pairer = EvidencePairer(encoder=encoder, min_score=min_evidence_score)
         self.pairer = pairer
-        self.top_k = top_k
+        self.top_k = int(top_k)
 
     @property
     def generator(self) -> Generator:

@@ -28,6 +28,7 @@ from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 import numpy as np
 
 from rag.chunking import chunk_document
+from verifier.checking import is_int, is_real
 from verifier.embedded import (
     MODEL_LOAD_LOCK,
     embedded_embedding_model,
@@ -94,8 +95,8 @@ class Retriever(Protocol):
 
 
 def _check_top_k(top_k: int) -> None:
-    if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k <= 0:
-        raise ValueError(f"top_k must be > 0, got {top_k!r}")
+    if not is_int(top_k) or top_k <= 0:
+        raise ValueError(f"top_k must be an int > 0, got {top_k!r}")
 
 
 def _check_query(query: str, top_k: int) -> None:
@@ -153,14 +154,14 @@ class _Corpus:
     type_name: ClassVar[str] = ""
 
     def __init__(self, *, chunk_max_chars: int = 800, chunk_overlap: int = 1) -> None:
-        if not isinstance(chunk_max_chars, int) or isinstance(chunk_max_chars, bool) or \
+        if not is_int(chunk_max_chars) or \
                 chunk_max_chars <= 0:
             raise ValueError(f"chunk_max_chars must be a positive int, got {chunk_max_chars!r}")
-        if not isinstance(chunk_overlap, int) or isinstance(chunk_overlap, bool) or \
+        if not is_int(chunk_overlap) or \
                 chunk_overlap < 0:
             raise ValueError(f"chunk_overlap must be an int >= 0, got {chunk_overlap!r}")
-        self.chunk_max_chars = chunk_max_chars
-        self.chunk_overlap = chunk_overlap
+        self.chunk_max_chars = int(chunk_max_chars)
+        self.chunk_overlap = int(chunk_overlap)
         self.documents: dict[str, str] = {}
         self.passages: list[Passage] = []
 
@@ -305,9 +306,9 @@ class BM25Retriever(_Corpus):
     def __init__(self, *, k1: float = 1.5, b: float = 0.75, chunk_max_chars: int = 800,
                  chunk_overlap: int = 1) -> None:
         super().__init__(chunk_max_chars=chunk_max_chars, chunk_overlap=chunk_overlap)
-        if isinstance(k1, bool) or not isinstance(k1, (int, float)) or not 0 <= k1 < math.inf:
+        if not is_real(k1) or not 0 <= k1 < math.inf:
             raise ValueError(f"k1 must be a finite number >= 0, got {k1!r}")
-        if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= 1:
+        if not is_real(b) or not 0 <= b <= 1:
             raise ValueError(f"b must be a number in [0, 1], got {b!r}")
         self.k1, self.b = float(k1), float(b)
         self._vocab: dict[str, int] = {}
@@ -493,13 +494,13 @@ class DenseRetriever(_Corpus):
                 f"model_name_or_path must be None or a non-empty str, got {model_name_or_path!r}")
         if index_type not in _INDEX_TYPES:
             raise ValueError(f"index_type must be 'flat', 'hnsw' or 'ivf', got {index_type!r}")
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+        if not is_int(batch_size) or batch_size <= 0:
             raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
         if dtype not in _DTYPES:
             raise ValueError(f"dtype must be one of {_DTYPES}, got {dtype!r}")
         self.model_name_or_path = model_name_or_path
         self.device = device
-        self.batch_size = batch_size
+        self.batch_size = int(batch_size)
         self.index_type = index_type
         self.dtype = dtype
         self.show_progress_bar = show_progress_bar
@@ -808,14 +809,15 @@ class HybridRetriever(_Corpus):
         show_progress_bar: bool | None = None,
     ) -> None:
         super().__init__(chunk_max_chars=chunk_max_chars, chunk_overlap=chunk_overlap)
-        if (isinstance(dense_weight, bool) or not isinstance(dense_weight, (int, float))
+        if (not is_real(dense_weight)
                 or not 0.0 <= dense_weight <= 1.0):
             raise ValueError(f"dense_weight must be in [0, 1], got {dense_weight!r}")
-        if not isinstance(rrf_k, int) or isinstance(rrf_k, bool) or rrf_k <= 0:
+        if not is_int(rrf_k) or rrf_k <= 0:
             raise ValueError(f"rrf_k must be a positive int, got {rrf_k!r}")
-        if not isinstance(candidates, int) or isinstance(candidates, bool) or candidates <= 0:
+        if not is_int(candidates) or candidates <= 0:
             raise ValueError(f"candidates must be a positive int, got {candidates!r}")
-        self.rrf_k, self.dense_weight, self.candidates = rrf_k, float(dense_weight), candidates
+        self.rrf_k, self.dense_weight = int(rrf_k), float(dense_weight)
+        self.candidates = int(candidates)
         self.bm25 = BM25Retriever(chunk_max_chars=chunk_max_chars, chunk_overlap=chunk_overlap)
         self.dense = DenseRetriever(model_name_or_path, device=device, batch_size=batch_size,
                                     index_type=index_type, dtype=dtype,

@@ -31,6 +31,7 @@ from typing import Any, Protocol
 from rag.generation import DEFAULT_INSTRUCTION, Generator, build_prompt
 from rag.pairing import check_min_score
 from rag.retrieval import tokenize
+from verifier.checking import is_int
 from verifier.types import Evidence
 
 logger = logging.getLogger(__name__)
@@ -191,15 +192,16 @@ class SelfCorrectingPipeline:
                  on_event: Callable[[dict[str, Any]], None] | None = None) -> None:
         for name, val in (("max_regenerations", max_regenerations),
                           ("max_query_rewrites", max_query_rewrites)):
-            if not isinstance(val, int) or isinstance(val, bool) or val < 0:
+            if not is_int(val) or val < 0:
                 raise ValueError(f"{name} must be an int >= 0, got {val!r}")
-        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k <= 0:
+        if not is_int(top_k) or top_k <= 0:
             raise ValueError(f"top_k must be an int > 0, got {top_k!r}")
         min_grounding = check_min_score(min_grounding, "min_grounding")
         self.retriever, self.generator = retriever, generator
         self.verifier, self.mitigator = verifier, mitigator
-        self.max_regenerations, self.max_query_rewrites = max_regenerations, max_query_rewrites
-        self.min_grounding, self.top_k = min_grounding, top_k
+        self.max_regenerations = int(max_regenerations)
+        self.max_query_rewrites = int(max_query_rewrites)
+        self.min_grounding, self.top_k = min_grounding, int(top_k)
         self.relevance_grader = relevance_grader or LexicalRelevanceGrader()
         self.usefulness_grader = usefulness_grader or DefaultUsefulnessGrader()
         self.fallback_retriever = fallback_retriever

@@ -950,3 +950,50 @@ def test_batch_unscored_pairs_rows_that_are_not_probabilities_are_error_records(
         (2, "cannot score: the scorer returned the probabilities [nan, 0.5, 0.5] for the "
             "pair: a value that is not finite")]
     assert (m["n"], m["n_errors"]) == (2, 2)
+
+
+def test_batch_json_array_bad_byte_or_repeated_key_spoils_its_item_only(tmp_path) -> None:
+    src = tmp_path / "a.json"
+    src.write_bytes(b'[{"claim": "a", "evidence": "e", "label": "SUPPORTS"},\n'
+                    b' {"claim": "b\xff", "evidence": "e", "label": "SUPPORTS"},\n'
+                    b' {"claim": "c", "claim": "d", "evidence": "e", "label": "SUPPORTS"},\n'
+                    b' {"claim": "x", "evidence": "e", "label": "REFUTES"}]')
+    metrics = run_eval(EvalConfig([src], tmp_path / "o", plots=False), scorer=_fake_scorer)
+    assert metrics["n"] == 2 and metrics["n_errors"] == 2
+    errs = {e["line"]: e["reason"] for e in _lines(tmp_path / "o/errors.jsonl")}
+    assert errs == {2: "not UTF-8: byte 0xff in array item 2",
+                    3: "key 'claim' given more than once (one value would be lost)"}
+
+
+def test_batch_jsonl_repeated_key_is_an_error_row(tmp_path) -> None:
+    src = tmp_path / "a.jsonl"
+    src.write_text('{"claim": "a", "claim": "b", "evidence": "e", "label": "SUPPORTS"}\n'
+                   + json.dumps(GOOD[0]) + "\n")
+    metrics = run_eval(EvalConfig([src], tmp_path / "o", plots=False), scorer=_fake_scorer)
+    assert metrics["n"] == 1 and metrics["n_errors"] == 1
+    (err,) = _lines(tmp_path / "o/errors.jsonl")
+    assert (err["line"], err["reason"]) == (
+        1, "key 'claim' given more than once (one value would be lost)")
+
+
+def test_batch_json_parse_error_quotes_the_line_json_counts(tmp_path) -> None:
+    # U+2028 inside a string is a line break to str.splitlines, not to the JSON parser
+    src = tmp_path / "a.json"
+    src.write_text('[{"claim": "a\u2028b", "evidence": "e", "label": "SUPPORTS"},\n'
+                   ' {"claim": "c", "evidence": "e", "label": "SUPPORTS"},,\n {"claim": "x"}]',
+                   encoding="utf-8")
+    good = tmp_path / "ok.jsonl"
+    good.write_text(json.dumps(GOOD[0]) + "\n")
+    run_eval(EvalConfig([good, src], tmp_path / "o", plots=False), scorer=_fake_scorer)
+    (err,) = _lines(tmp_path / "o/errors.jsonl")
+    assert (err["line"], err["raw"]) == (
+        2, ' {"claim": "c", "evidence": "e", "label": "SUPPORTS"},,')
+
+
+@pytest.mark.parametrize(("field", "value"), [("chunk_rows", 2.5), ("chunk_rows", True),
+                                              ("chunk_rows", "8"), ("limit", 2.5),
+                                              ("limit", True)])
+def test_batch_config_counts_must_be_ints(tmp_path, field: str, value) -> None:
+    (tmp_path / "a.jsonl").write_text(json.dumps(GOOD[0]) + "\n")
+    with pytest.raises(ValueError, match=rf"{field} must be an int .*got {value!r}"):
+        EvalConfig([tmp_path / "a.jsonl"], tmp_path / "o", **{field: value})

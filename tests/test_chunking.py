@@ -43,7 +43,7 @@ def test_chunking_long_sentence_is_split_not_dropped() -> None:
     assert all(len(p.text) <= 100 for p in passages) and len(passages) >= 15
     assert "".join(p.text for p in passages).replace(" ", "") == text.replace(" ", "")
     hard = chunk_document("z" * 250, "doc", max_chars=100, overlap=0)
-    assert [p.metadata["doc_span"] for p in hard] == [[0, 100], [100, 200], [200, 250]]
+    assert [p.metadata["doc_span"] for p in hard] == [(0, 100), (100, 200), (200, 250)]
 
 
 def test_chunking_overlap_repeats_sentences() -> None:
@@ -61,7 +61,7 @@ def test_chunking_short_document_is_one_passage_with_metadata() -> None:
     text = "  Paris is the capital of France.  "
     [p] = chunk_document(text, "wiki/paris", metadata={"title": "Paris"})
     assert p.text == "Paris is the capital of France."
-    assert p.metadata == {"title": "Paris", "doc_span": [2, 33], "chunk": 0}
+    assert p.metadata == {"title": "Paris", "doc_span": (2, 33), "chunk": 0}
 
 
 @pytest.mark.parametrize(("text", "kwargs", "error", "match"), [

@@ -149,7 +149,7 @@ def test_cli_index_then_ask_with_own_draft(tmp_path, tiny_embedding_model, capsy
     assert "Paris is the capital of France [1]. Berlin is in Germany." in out
     assert "paris [0, 31]" in out and "berlin [0, 21]" in out
     assert main(["ask", "q", "--index", str(idx), "--draft", "x y z", "--top-k", "0"]) == 2
-    assert "verifier ask: error: top_k must be > 0, got 0" in capsys.readouterr().err
+    assert "verifier ask: error: top_k must be an int > 0, got 0" in capsys.readouterr().err
     assert main(["ask", "q", "--index", str(tmp_path / "nope"), "--draft", "x y z"]) == 2
     assert "verifier ask: error:" in capsys.readouterr().err
 

@@ -104,6 +104,9 @@ def test_read_draft_text_file_stdin_and_errors(tmp_path, monkeypatch) -> None:
             read_draft(folder)
     assert read_draft("Paris is in France.") == "Paris is in France."
     assert read_draft("The split was 50/50 in 2019.") == "The split was 50/50 in 2019."
+    for empty in ("", "  "):  # Path("") is the working folder: the message says "empty"
+        with pytest.raises(ValueError, match=rf"--draft '{empty}': empty"):
+            read_draft(empty)
 
 
 def test_ask_and_verify_take_a_long_inline_draft(tmp_path, capsys, monkeypatch) -> None:

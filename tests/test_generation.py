@@ -155,7 +155,7 @@ def test_generation_argument_errors(tiny_lm) -> None:
         HFGenerator(max_new_tokens=0)
     with pytest.raises(ValueError, match="temperature must be >= 0"):
         HFGenerator(temperature=-1)
-    with pytest.raises(ValueError, match="n must be > 0, got 0"):
+    with pytest.raises(ValueError, match="n must be an int > 0, got 0"):
         HFGenerator(str(tiny_lm)).generate("paris", n=0)
     with pytest.raises(ValueError, match="prompt must be a non-empty str, got ' '"):
         StaticGenerator("x").generate(" ")

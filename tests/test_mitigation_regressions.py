@@ -544,3 +544,126 @@ def test_mitigation_entity_substitution(claim: str, evidence: str, found) -> Non
 def test_mitigation_sentence_openers_are_no_names(claim: str, found) -> None:
     evidence = "The show went on in 2002 and 2004, with people and films, and it rained."
     assert [f for f in _found(claim, evidence) if f[0].startswith("entity")] == found
+
+
+# 16. a claim that leaves only a lead-in or a tail behind takes its sentence along; a clause
+# set off by commas takes both commas; questions in quotes; long evidence cut between words;
+# every cited span of a source is listed once
+@pytest.mark.parametrize(("draft", "part", "strict", "balanced"), [
+    ("According to the report, Paris is big.", "Paris is big.", "",
+     "It is suggested that Paris is big, but this could not be verified."),
+    ("In 2020, Paris had 2 million people.", "Paris had 2 million people.", "",
+     "It is suggested that Paris had 2 million people, but this could not be verified."),
+    ("He thinks that Paris is big.", "Paris is big.", "",
+     "It is suggested that Paris is big, but this could not be verified."),
+    ("Paris is big, according to the report.", "Paris is big", "",
+     "It is suggested that Paris is big, but this could not be verified."),
+    ("- In 2020, Paris had 2 million people.", "Paris had 2 million people.", "",
+     "- It is suggested that Paris had 2 million people, but this could not be verified."),
+    # a clause of its own stays
+    ("I like Rome, and Paris is big.", "Paris is big.", "I like Rome.",
+     "I like Rome. It is suggested that Paris is big, but this could not be verified."),
+    ("Paris is big, and I like it.", "Paris is big", "I like it.",
+     "I like it. It is suggested that Paris is big, but this could not be verified."),
+])
+def test_mitigation_lead_in_goes_with_its_claim(draft: str, part: str, strict: str,
+                                                balanced: str) -> None:
+    verdicts = [_v(draft, part, U)]
+    body = Mitigator("strict").mitigate(draft + " Rome is old.",
+                                        verdicts + [_v(draft + " Rome is old.", "Rome is old.",
+                                                       S, _ev("Rome is old."))]).body
+    assert body == (strict + " " if strict else "") + "Rome is old [1]."
+    assert Mitigator("balanced").mitigate(draft, verdicts).body == balanced
+
+
+def test_mitigation_clause_between_commas_takes_both() -> None:
+    draft = "Paris, which is old, is big."
+    verdicts = [_v(draft, "which is old", U, text="Paris is old."),
+                _v(draft, "is big", S, _ev("Paris is big.", "x"), text="Paris is big.")]
+    assert Mitigator("strict").mitigate(draft, verdicts).body == "Paris is big [1]."
+    assert Mitigator("balanced").mitigate(draft, verdicts).body == \
+        "Paris is big [1]. It is suggested that Paris is old, but this could not be verified."
+
+
+@pytest.mark.parametrize("draft", ['"Is Paris big?"', "“Is Paris big?”", "(Is Paris big?)"])
+def test_mitigation_quoted_question_is_left_as_it_is(draft: str) -> None:
+    answer = Mitigator("balanced").mitigate(draft, [_v(draft, draft, U)])
+    assert answer.body == draft and answer.edits[0].action == "kept"
+
+
+def test_mitigation_reference_spans_and_long_excerpts() -> None:
+    doc = "Paris is big. Paris is old."
+    verdicts = [_v(doc, "Paris is big.", S, Evidence("Paris is big.", "w", (0, 13))),
+                _v(doc, "Paris is old.", S, Evidence("Paris is old.", "w", (14, 27)))]
+    refs = Mitigator().mitigate(doc, verdicts, documents={"w": doc}).references
+    assert refs[0].spans == ((0, 13), (14, 27))
+    # one piece of evidence cited by two claims is listed once
+    draft = "Paris is old. Paris is old indeed."
+    twice = [_v(draft, "Paris is old.", S, Evidence("Paris is old.", "w", (14, 27))),
+             _v(draft, "Paris is old indeed.", S, Evidence("Paris is old.", "w", (14, 27)))]
+    assert Mitigator().mitigate(draft, twice, documents={"w": doc}).references[0].spans == \
+        ((14, 27),)
+    # evidence longer than the excerpt is cut between words, as without the document
+    long_doc = "Intro text here. " + " ".join(["Paris is a wonderful capital city"] * 8) + ". End."
+    s, e = long_doc.index("Paris"), long_doc.index(". End") + 1
+    claim = "Paris is a capital."
+    ev = Evidence(long_doc[s:e], "w", (s, e))
+    excerpt = Mitigator().mitigate(claim, [_v(claim, claim, S, ev)],
+                                   documents={"w": long_doc}).references[0].excerpt
+    assert excerpt.endswith("…") and excerpt[:-1].rstrip().split()[-1] in long_doc.split()
+    assert excerpt[:-1] == excerpt[:-1].rstrip() and len(excerpt) <= 150 + 2
+
+
+# 17. numbers, names and quotes written another way in LLM answers: "1.5m", clock times
+# (one number each, minutes after midnight), a percent range, "$1.2-billion", possessives,
+# curly apostrophes, accents
+@pytest.mark.parametrize(("claim", "evidence"), [
+    ("It sold 1.5m records.", "It sold 1.5 million records."),
+    ("The city had a population of 1.5m.", "The city had a population of 1.5 million."),
+    ("It grew by 1.5 million.", "It grew by 1.5m."),
+    ("The track is 100m long.", "The track is 100 metres long."),
+    ("Trading closed at 4:00 p.m. ET.", "Trading closed at 4 p.m. ET."),
+    ("The meeting was at 3 pm.", "The meeting was at 15:00."),
+    ("It happened at 9:00.", "It happened at 9 a.m."),
+    ("Rates were 10% to 20%.", "Rates were 10-20%."),
+    ("It cost $1.2-billion.", "It cost $1.2 billion."),
+    ("Apple's CEO spoke.", "Apple CEO spoke."),
+    ("The Beatles' album sold well.", "The Beatles album sold well."),
+    ("Conan O'Brien hosted.", "Conan O’Brien hosted."),
+    ("São Paulo is large.", "Sao Paulo is large."),
+    ('The film "Amélie" won.', 'The film "Amelie" won.'),
+])
+def test_mitigation_values_written_another_way_are_found(claim: str, evidence: str) -> None:
+    assert _found(claim, evidence) == []
+
+
+@pytest.mark.parametrize(("claim", "evidence", "found"), [
+    ("It sold 2.5m records.", "It sold 1.5 million records.",
+     [("value_contradiction", "2.5m", "1.5 million")]),
+    ("He had 90 goals.", "He had 80 goals.", [("value_contradiction", "90", "80")]),
+    ("It cost $1.2-billion.", "It cost $1.5 billion.",
+     [("number_not_in_evidence", "$1.2-billion", None)]),
+    ("Rates were 10% to 30%.", "Rates were 10-20%.", [("number_not_in_evidence", "30%", None)]),
+    ("It is on at 3 pm weekly.", "It is on at 8 pm weekly.",
+     [("value_contradiction", "3 pm", "8 pm")]),
+    ("Trains leave at 1:34 PM.", "Trains leave at 1:24 PM.",
+     [("number_not_in_evidence", "1:34 PM", None)]),
+    ("It opens at 9:00.", "It opens at 10 a.m.", [("number_not_in_evidence", "9:00", None)]),
+])
+def test_mitigation_values_written_another_way_still_contradict(claim, evidence, found) -> None:
+    assert _found(claim, evidence) == found
+
+
+@pytest.mark.parametrize(("kw", "match"), [
+    ({"terms": ["email", "Email"], "allowed": ["email"]},
+     r"terms 'email' and 'Email' differ only in case"),
+    ({"terms": ["email", "fax"], "allowed": ["email"], "synonyms": {"fax": "email"}},
+     r"synonyms \['fax'\] are terms of their own"),
+    ({"terms": ["email", "fax"], "allowed": ["email"], "synonyms": {"Fax": "email"}},
+     r"synonyms \['Fax'\] are terms of their own"),
+])
+def test_mitigation_rule_terms_cannot_shadow_each_other(kw, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        AllowlistRule("channels", **kw)
+    # a synonym of its own term, in another case, is fine
+    AllowlistRule("channels", ["email", "fax"], ["email"], synonyms={"EMAIL": "email"})

@@ -49,7 +49,7 @@ def test_pairing_dedupes_overlapping_chunks() -> None:
 def test_pairing_no_evidence_and_bad_args() -> None:
     out = EvidencePairer(encoder=HashEncoder()).pair([Claim("x y")], [])
     assert out[0].evidence == ()
-    with pytest.raises(ValueError, match="top_k must be > 0, got 0"):
+    with pytest.raises(ValueError, match="top_k must be an int > 0, got 0"):
         EvidencePairer(top_k=0)
 
 

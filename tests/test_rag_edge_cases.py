@@ -147,7 +147,7 @@ def test_generation_openai_seed_is_a_python_int() -> None:
 
 
 def test_pipeline_rejects_bool_top_k() -> None:
-    with pytest.raises(ValueError, match="top_k must be > 0, got True"):
+    with pytest.raises(ValueError, match="top_k must be an int > 0, got True"):
         RAGPipeline(BM25Retriever(), StaticGenerator("x"), decomposer=object(), top_k=True)
 
 

@@ -101,9 +101,9 @@ def test_retrieval_errors_are_clear(kind, tiny_embedding_model) -> None:
     r = make().index(DOCS)
     with pytest.raises(ValueError, match="query must not be empty"):
         r.retrieve("  ")
-    with pytest.raises(ValueError, match="top_k must be > 0, got 0"):
+    with pytest.raises(ValueError, match="top_k must be an int > 0, got 0"):
         r.retrieve("paris", top_k=0)
-    with pytest.raises(ValueError, match="top_k must be > 0, got -2"):
+    with pytest.raises(ValueError, match="top_k must be an int > 0, got -2"):
         r.retrieve_batch(["paris"], top_k=-2)
     with pytest.raises(TypeError, match="queries must be a sequence of str, got str"):
         r.retrieve_batch("paris")

@@ -32,6 +32,23 @@ def test_alignment_features_flag_conflicts_and_negation() -> None:
     assert X.shape == (2, len(FEATURES)) and np.isnan(X[1]).all()
 
 
+@pytest.mark.parametrize(("claim", "evidence", "conflict"), [
+    # the evidence's date is another life event's: a conflict, as another value is
+    ("Elizabeth Olsen died in 1989.", "Elizabeth Olsen (born February 16, 1989) is an actress.",
+     1.0),
+    ("Bessie Smith died on April 26, 1937.",
+     "Bessie Smith ( April 15 , 1894 -- September 26 , 1937 ) was a blues singer .", 1.0),
+    # the same event and date, or a date the evidence lacks: no conflict
+    ("Bessie Smith was born on April 15, 1894.",
+     "Bessie Smith ( April 15 , 1894 -- September 26 , 1937 ) was a blues singer .", 0.0),
+    ("The film came out in 1989.", "Olsen (born February 16, 1989) is an American actress.", 0.0),
+])
+def test_alignment_date_conflict_counts_life_events(claim: str, evidence: str,
+                                                    conflict: float) -> None:
+    f = alignment_features(claim, [Evidence(evidence, "d")])
+    assert f["align.date_conflict"] == conflict
+
+
 def test_uncertainty_from_logprobs_and_missing() -> None:
     g = Generation("Paris is big. Rome is old.", ("Paris", " is", " big.", " Rome", " is old."),
                    (-0.1, -0.2, -3.0, -0.5, -0.4), ((0, 5), (5, 8), (8, 13), (13, 18), (18, 26)))

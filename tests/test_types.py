@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 
 from verifier.types import Claim, ClaimType, ClaimVerdict, Evidence, Generation, Passage, Status
@@ -125,8 +126,11 @@ def test_passage_copies_its_metadata_and_checks_doc_span() -> None:
     p = Passage("Paris is big.", "atlas", meta)
     meta["new"] = 1
     assert p.metadata == {"k": [1, 2]}
+    # a pair of Python ints, as Evidence.span: numpy's and a list read back from JSON too
     assert Passage("Paris is big.", "atlas", {"doc_span": [4, 17]}).metadata["doc_span"] == \
-        [4, 17]
+        (4, 17)
+    p = Passage("Paris is big.", "atlas", {"doc_span": (np.int64(4), np.int64(17))})
+    assert Passage.from_dict(json.loads(json.dumps(p.to_dict()))) == p
     with pytest.raises(ValueError, match=r"metadata\['doc_span'\] must be a \(start, end\) "
                                          r"pair, got 5"):
         Passage("Paris is big.", "atlas", {"doc_span": 5})
@@ -190,3 +194,38 @@ def test_verdict_copies_the_callers_dicts() -> None:
     assert v.scores == {"nli.entailment": 0.9}
     with pytest.raises(TypeError, match="probabilities must be a mapping, got list"):
         ClaimVerdict(Claim("x"), Status.SUPPORTED, [("Supported", 1.0)])  # type: ignore[arg-type]
+
+
+def test_claim_verdict_checks_its_numbers_and_reads_back_what_it_writes() -> None:
+    c = Claim("Paris is in France.")
+    with pytest.raises(ValueError, match="probabilities must sum to 1, got 2.7"):
+        ClaimVerdict(c, Status.SUPPORTED, {"Supported": 0.9, "Contradictory": 0.9,
+                                           "Insufficient_Info": 0.9})
+    with pytest.raises(TypeError, match=r"scores\['b'\] must be a number, got 'x'"):
+        ClaimVerdict(c, Status.SUPPORTED, {}, (), {"b": "x"})
+    with pytest.raises(TypeError, match="evidence must be a sequence of Evidence, got NoneType"):
+        ClaimVerdict(c, Status.SUPPORTED, {}, None)  # type: ignore[arg-type]
+    # a score not computed (NaN) is written as null, and read back as NaN
+    v = ClaimVerdict(c, Status.SUPPORTED, {"Supported": 1.0}, (), {"a": math.nan, "b": 0.5})
+    text = json.dumps(v.to_dict(), allow_nan=False)
+    back = ClaimVerdict.from_dict(json.loads(text))
+    assert math.isnan(back.scores["a"]) and back.scores["b"] == 0.5
+    # from_dict is as strict as the constructor
+    with pytest.raises(TypeError, match="probabilities must be a mapping, got list"):
+        ClaimVerdict.from_dict({"claim": {"text": "x"}, "status": "Supported",
+                                "probabilities": [["Supported", 1.0]]})
+
+
+@pytest.mark.parametrize(("make", "match"), [
+    (lambda: Claim.from_dict({"text": "x", "span": None}),
+     r"span must be a \(start, end\) pair, got None"),
+    (lambda: Claim.from_dict({"text": "x", "span": "12"}),
+     r"span must be a \(start, end\) pair, got '12'"),
+    (lambda: Evidence.from_dict({"content": "x", "source_id": "s", "span": 5}),
+     r"span must be a \(start, end\) pair, got 5"),
+    (lambda: Generation.from_dict({"text": "ab", "token_offsets": [1]}),
+     r"token_offsets\[0\] must be a \(start, end\) pair, got 1"),
+])
+def test_from_dict_names_a_malformed_span(make, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        make()

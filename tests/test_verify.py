@@ -372,3 +372,17 @@ def test_verify_counts_entity_substitutions_as_a_feature() -> None:
     assert swapped.scores["checks.substitution"] == 1.0
     assert same.scores["checks.substitution"] == 0.0
     assert "checks.substitution" in all_features()
+
+
+def test_verify_statuses_agree_with_their_probabilities() -> None:
+    # an opinion is Insufficient_Info, and so are its probabilities; a claim the evidence
+    # quotes is Supported at the threshold, not a float32 rounding under it
+    v = _verifier(support_threshold=0.7)
+    (opinion,) = v.verify_pairs([Claim("Paris is in France.", verifiable=False)],
+                                ["Paris is in France."])
+    assert opinion.status == Status.INSUFFICIENT_INFO
+    assert opinion.probabilities == {"Supported": 0.0, "Contradictory": 0.0,
+                                     "Insufficient_Info": 1.0}
+    (quoted,) = v.verify_pairs(["Berlin is not in Spain."], ["Berlin is not in Spain."])
+    assert quoted.status == Status.SUPPORTED
+    assert quoted.probabilities["Supported"] >= 0.7

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from verifier.checking import is_int
 from verifier.text import sentence_spans
 from verifier.types import Evidence
 
@@ -27,6 +28,9 @@ FEATURES: tuple[str, ...] = (
     "align.negation_mismatch", "align.claim_tokens", "align.evidence_tokens",
     "align.evidence_count", "align.best_rank", "align.best_score",
 )
+#: Date findings that say the evidence gives another date for the same thing: another
+#: value, or the claim's date is another life event's ("died in 1971" against "born 1971").
+_DATE_CONFLICTS = frozenset({"value_contradiction", "event_contradiction"})
 _NEG = re.compile(r"\b(not|no|never|none|neither|nor|without|n't|cannot|only)\b", re.I)
 #: Evidence sentences per claim embedded for ``align.cosine`` (the best by lexical recall).
 MAX_EMBEDDED_SENTENCES = 4
@@ -127,7 +131,7 @@ def alignment_features(claim: str, evidence: Sequence[Evidence], *,
     if n := len(find_dates(claim)):
         res = DateCheck().run(claim, texts)
         f["align.date_coverage"] = max(0.0, 1.0 - len(res) / n)
-        f["align.date_conflict"] = float(any(x.type == "value_contradiction" for x in res))
+        f["align.date_conflict"] = float(any(x.type in _DATE_CONFLICTS for x in res))
     if n := len(find_quotes(claim)):
         f["align.quote_coverage"] = max(0.0, 1.0 - len(QuoteCheck().run(claim, texts)) / n)
     best = int(np.nanargmax(recalls)) if cset else 0
@@ -165,14 +169,14 @@ class AlignmentDetector:
 
     def __init__(self, encoder: Any = None, *, embeddings: bool = True,
                  max_sentences: int = MAX_EMBEDDED_SENTENCES) -> None:
-        if not isinstance(max_sentences, int) or isinstance(max_sentences, bool) \
+        if not is_int(max_sentences) \
                 or max_sentences <= 0:
             raise ValueError(f"max_sentences must be an int > 0, got {max_sentences!r}")
         if encoder is not None and not callable(getattr(encoder, "encode", None)):
             raise TypeError(f"encoder must have an encode() method, got {encoder!r}")
         self._encoder = encoder
         self.embeddings = bool(embeddings)
-        self.max_sentences = max_sentences
+        self.max_sentences = int(max_sentences)
 
     @property
     def encoder(self) -> Any:

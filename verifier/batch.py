@@ -30,6 +30,7 @@ import math
 import os
 import re
 import time
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -39,6 +40,7 @@ from typing import Any, Literal, Protocol
 import numpy as np
 
 from verifier.datasets import (
+    _ESCAPED_BYTE,
     NEI,
     NOT_SUPPORTED,
     REFUTES,
@@ -309,28 +311,20 @@ def _check_unicode(value: str, what: str) -> None:
 def _read_json_array(path: Path) -> Iterator[RawRow]:
     """Rows of a ``.json`` file (one array, parsed whole).
 
-    A file that cannot be decoded or parsed, or holds no array, gives one error row naming the
-    line where parsing stopped (its rows cannot be told apart), and is logged as an error.
+    A file that cannot be parsed, or holds no array, gives one error row naming the line
+    where parsing stopped (its rows cannot be told apart), and is logged as an error. A byte
+    that is not UTF-8 inside a string, or a key given twice, is an error row of its own
+    array item.
     """
     src = str(path)
-    data = path.read_bytes()
     skipped = "; the whole .json file was skipped (it is parsed as one array)"
+    text = path.read_bytes().decode("utf-8-sig", "surrogateescape")
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        start = data.rfind(b"\n", 0, exc.start) + 1
-        end = data.find(b"\n", exc.start)
-        raw = data[start:end if end >= 0 else len(data)].decode("utf-8", "replace")
-        line = data.count(b"\n", 0, exc.start) + 1
-        logger.error("input %s: not UTF-8 at line %d: %s%s", src, line, exc, skipped)
-        yield RawRow(line, raw.rstrip("\r"), None, f"not UTF-8: {exc}{skipped}", src)
-        return
-    try:
-        doc = json.loads(text)
+        doc = json.loads(text, object_pairs_hook=_Record)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, digit limit, depth
-        lines = text.splitlines()
+        lines = text.split("\n")  # as JSONDecodeError counts lines
         lineno = getattr(exc, "lineno", 1)
-        raw = lines[lineno - 1] if 0 < lineno <= len(lines) else ""
+        raw = _printable(lines[lineno - 1].rstrip("\r")) if 0 < lineno <= len(lines) else ""
         logger.error("input %s: bad JSON: %s%s", src, _json_error(exc), skipped)
         yield RawRow(lineno, raw, None, f"bad JSON: {_json_error(exc)}{skipped}", src)
         return
@@ -341,12 +335,18 @@ def _read_json_array(path: Path) -> Iterator[RawRow]:
                      f"a .json input must hold an array of objects, got a JSON "
                      f"{_json_type(doc)}{skipped}", src)
         return
+    undecodable = _ESCAPED_BYTE.search(text) is not None  # else a surrogate is an escape
     for i, rec in enumerate(doc, start=1):
         raw = json.dumps(rec, ensure_ascii=False)
-        if isinstance(rec, dict):
-            yield RawRow(i, raw, rec, None, src)
-        else:
+        if undecodable and (m := _ESCAPED_BYTE.search(raw)) is not None:
+            yield RawRow(i, _printable(raw), None, f"not UTF-8: byte "
+                         f"0x{ord(m.group()) - 0xDC00:02x} in array item {i}", src)
+        elif not isinstance(rec, dict):
             yield RawRow(i, raw, None, "array item is not an object", src)
+        elif rec.duplicates:
+            yield RawRow(i, raw, None, _duplicate_keys(rec), src)
+        else:
+            yield RawRow(i, raw, dict(rec), None, src)
 
 
 #: csv's field size limit while a CSV/TSV record is parsed: csv's default (131,072 characters)
@@ -568,7 +568,7 @@ def read_rows(path: Path) -> Iterator[RawRow]:
                 yield RawRow(i, text, None, "empty line", src)
                 continue
             try:
-                rec = json.loads(text)
+                rec = json.loads(text, object_pairs_hook=_Record)
             except (ValueError, RecursionError) as exc:  # JSONDecodeError, digit limit, depth
                 yield RawRow(i, text, None, f"bad JSON: {_json_error(exc)}", src)
                 continue
@@ -576,7 +576,27 @@ def read_rows(path: Path) -> Iterator[RawRow]:
                 yield RawRow(i, text, None,
                              f"a JSON line must be an object, got {_a_json_type(rec)}", src)
                 continue
-            yield RawRow(i, text, rec, None, src)
+            if rec.duplicates:
+                yield RawRow(i, text, None, _duplicate_keys(rec), src)
+                continue
+            yield RawRow(i, text, dict(rec), None, src)
+
+
+class _Record(dict):
+    """A JSON object that remembers the keys it was given more than once.
+
+    ``json.loads`` keeps the last value of a repeated key and drops the others silently.
+    """
+
+    def __init__(self, pairs: list[tuple[str, Any]]) -> None:
+        super().__init__(pairs)
+        self.duplicates: list[str] = [] if len(self) == len(pairs) else sorted(
+            k for k, n in Counter(k for k, _ in pairs).items() if n > 1)
+
+
+def _duplicate_keys(rec: _Record) -> str:
+    keys = ", ".join(repr(k) for k in rec.duplicates)
+    return f"key {keys} given more than once (one value would be lost)"
 
 
 def _json_error(exc: Exception) -> str:
@@ -591,7 +611,8 @@ _JSON_TYPES: dict[type, str] = {str: "string", bool: "boolean", int: "number", f
 
 
 def _json_type(value: Any) -> str:
-    return _JSON_TYPES.get(type(value), type(value).__name__)
+    return "object" if isinstance(value, dict) else _JSON_TYPES.get(type(value),
+                                                                     type(value).__name__)
 
 
 def _a_json_type(value: Any) -> str:
@@ -840,10 +861,11 @@ class EvalConfig:
             raise ValueError(
                 f"batch_size must be a positive int or 'auto', got {self.batch_size!r}"
             )
-        if self.chunk_rows <= 0:
-            raise ValueError(f"chunk_rows must be > 0, got {self.chunk_rows}")
-        if self.limit < 0:
-            raise ValueError(f"limit must be >= 0, got {self.limit}")
+        if not isinstance(self.chunk_rows, int) or isinstance(self.chunk_rows, bool) \
+                or self.chunk_rows <= 0:
+            raise ValueError(f"chunk_rows must be an int > 0, got {self.chunk_rows!r}")
+        if not isinstance(self.limit, int) or isinstance(self.limit, bool) or self.limit < 0:
+            raise ValueError(f"limit must be an int >= 0, got {self.limit!r}")
         if self.threshold is not None:
             self.threshold = _check_threshold(self.threshold, "threshold")
             if self.scheme == "3class":

@@ -110,6 +110,9 @@ def read_draft(value: str) -> str:
     if value == "-":
         return read_stdin("--draft")
     text_value("--draft", value)
+    if not value.strip():  # Path("") is the working folder
+        raise ValueError(f"--draft {value!r}: empty (give the draft's file, - for stdin, or "
+                         f"the draft text itself)")
     path = Path(value)
     try:
         is_file, is_dir = path.is_file(), path.is_dir()

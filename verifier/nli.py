@@ -36,6 +36,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from verifier.checking import is_int
 from verifier.embedded import (
     DEFAULT_NLI_MODEL,
     MODEL_LOAD_LOCK,
@@ -631,8 +632,7 @@ class _Loaded:
 
 def _is_chunk_size(value: Any) -> bool:
     """Whether ``value`` is a usable number of premise tokens per chunk."""
-    return (isinstance(value, int) and not isinstance(value, bool)
-            and value >= MIN_EVIDENCE_TOKENS)
+    return (is_int(value) and value >= MIN_EVIDENCE_TOKENS)
 
 
 @register("nli.hf.v1")
@@ -709,9 +709,9 @@ class NLIDetector:
         if device is not None and (not isinstance(device, str) or not device):
             raise ValueError(f"device must be None or a device name such as 'cpu', got "
                              f"{device!r}")
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+        if not is_int(batch_size) or batch_size <= 0:
             raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-        if (not isinstance(max_length, int) or isinstance(max_length, bool)
+        if (not is_int(max_length)
                 or max_length < 2 * MIN_EVIDENCE_TOKENS):
             raise ValueError(f"max_length must be an int >= {2 * MIN_EVIDENCE_TOKENS}, got "
                              f"{max_length!r}")
@@ -737,9 +737,9 @@ class NLIDetector:
                             f"{show_progress_bar!r}")
         self.model_name_or_path = None if model_name_or_path is None else str(model_name_or_path)
         self.device = device
-        self.batch_size = batch_size
-        self.max_length = max_length
-        self.chunk_tokens = chunk_tokens
+        self.batch_size = int(batch_size)
+        self.max_length = int(max_length)
+        self.chunk_tokens = int(chunk_tokens) if is_int(chunk_tokens) else chunk_tokens
         self.hypothesis_sentences = hypothesis_sentences
         self.dtype = dtype
         self.id2label: dict[int, str] | None = id2label  # type: ignore[assignment]

@@ -89,6 +89,13 @@ def _check_scores(name: str, value: Any) -> dict[str, Any]:
     return dict(value)
 
 
+def _scores_read(value: Any) -> Any:
+    """Scores read from JSON: null (a score not computed) is NaN again."""
+    if not isinstance(value, Mapping):
+        return value  # the constructor names it
+    return {k: math.nan if v is None else v for k, v in value.items()}
+
+
 def _check_keys(cls: type, data: dict[str, Any]) -> None:
     """Raise ``ValueError`` when ``data`` has keys that are not fields of ``cls``."""
     unknown = set(data) - {f.name for f in fields(cls)}
@@ -150,6 +157,7 @@ class Passage(_Serialisable):
             if end - start != len(self.text):
                 raise ValueError(f"metadata['doc_span'] {(start, end)} has length "
                                  f"{end - start} but text has {len(self.text)}")
+            self.metadata["doc_span"] = (start, end)  # Python ints; a list read back too
 
 
 @dataclass(frozen=True)
@@ -212,8 +220,6 @@ class Evidence(_Serialisable):
         data = dict(data)
         if data.get("score") is None:
             data["score"] = math.nan
-        if "span" in data:
-            data["span"] = tuple(data["span"])
         return super().from_dict.__func__(cls, data)  # type: ignore[attr-defined]
 
 
@@ -248,10 +254,8 @@ class Claim(_Serialisable):
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Claim:
-        """Inverse of :meth:`to_dict`."""
+        """Inverse of :meth:`to_dict` (the constructor checks the span, a list too)."""
         data = dict(data)
-        if "span" in data:
-            data["span"] = tuple(data["span"])
         return super().from_dict.__func__(cls, data)  # type: ignore[attr-defined]
 
 
@@ -319,9 +323,7 @@ class Generation(_Serialisable):
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Generation:
         """Inverse of :meth:`to_dict`."""
-        data = dict(data)
-        if data.get("token_offsets") is not None:
-            data["token_offsets"] = tuple(tuple(s) for s in data["token_offsets"])
+        data = dict(data)  # the constructor checks each offset pair, a list too
         return super().from_dict.__func__(cls, data)  # type: ignore[attr-defined]
 
 
@@ -377,6 +379,9 @@ class ClaimVerdict(_Serialisable):
         if not isinstance(self.claim, Claim):
             raise TypeError(f"claim must be a Claim, got {type(self.claim).__name__}")
         object.__setattr__(self, "status", Status(self.status))
+        if not isinstance(self.evidence, (tuple, list)):
+            raise TypeError(f"evidence must be a sequence of Evidence, got "
+                            f"{type(self.evidence).__name__} {self.evidence!r:.80}")
         object.__setattr__(self, "evidence", tuple(self.evidence))
         for i, e in enumerate(self.evidence):
             if not isinstance(e, Evidence):
@@ -392,6 +397,13 @@ class ClaimVerdict(_Serialisable):
         for k, p in self.probabilities.items():
             if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0.0 <= p <= 1.0:
                 raise ValueError(f"probabilities[{k!r}] must be a number in [0, 1], got {p!r}")
+        total = sum(self.probabilities.values())
+        if self.probabilities and abs(total - 1.0) > 1e-3:
+            raise ValueError(f"probabilities must sum to 1, got {total!r}: "
+                             f"{self.probabilities!r}")
+        for k, x in self.scores.items():
+            if isinstance(x, bool) or not isinstance(x, numbers.Real):
+                raise TypeError(f"scores[{k!r}] must be a number, got {x!r:.80}")
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-serialisable dict."""
@@ -400,7 +412,8 @@ class ClaimVerdict(_Serialisable):
             "status": self.status.value,
             "probabilities": dict(self.probabilities),
             "evidence": [e.to_dict() for e in self.evidence],
-            "scores": dict(self.scores),
+            # NaN (a score not computed) is no JSON: null
+            "scores": {k: None if math.isnan(v) else v for k, v in self.scores.items()},
         }
 
     @classmethod
@@ -410,7 +423,7 @@ class ClaimVerdict(_Serialisable):
         return cls(
             claim=Claim.from_dict(data["claim"]),
             status=Status(data["status"]),
-            probabilities=dict(data.get("probabilities", {})),
+            probabilities=data.get("probabilities", {}),
             evidence=tuple(Evidence.from_dict(e) for e in data.get("evidence", [])),
-            scores=dict(data.get("scores", {})),
+            scores=_scores_read(data.get("scores", {})),
         )

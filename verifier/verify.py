@@ -24,6 +24,7 @@ from typing import Any, Literal
 import numpy as np
 
 from rag.pairing import MIN_SCORE, check_min_score
+from verifier.checking import is_int
 from verifier.nli import NLIDetector, PairInputError, hypothesis_sentences
 from verifier.text import is_blank, phrase_pattern
 from verifier.types import (
@@ -307,7 +308,7 @@ class Verifier:
             if isinstance(val, bool) or not isinstance(val, (int, float, np.number)) \
                     or not 0.0 < float(val) <= 1.0:
                 raise ValueError(f"{name} must be a number in (0, 1], got {val!r}")
-        if not isinstance(top_k_evidence, int) or isinstance(top_k_evidence, bool) \
+        if not is_int(top_k_evidence) \
                 or top_k_evidence <= 0:
             raise ValueError(f"top_k_evidence must be an int > 0, got {top_k_evidence!r}")
         if parallel is not None and not isinstance(parallel, bool):
@@ -350,7 +351,7 @@ class Verifier:
         self.parallel = parallel
         self.support_threshold = float(support_threshold)
         self.contradiction_threshold = float(contradiction_threshold)
-        self.top_k_evidence = top_k_evidence
+        self.top_k_evidence = int(top_k_evidence)
         self.min_evidence_score = min_evidence_score
 
     def _side_by_side(self) -> bool:
@@ -447,7 +448,7 @@ class Verifier:
                             f"{type(draft).__name__} {draft!r:.80}")
         if is_blank(text):
             raise ValueError(f"draft must be a non-empty str or Generation, got {draft!r:.80}")
-        if not isinstance(top_k, int) or isinstance(top_k, bool) or top_k <= 0:
+        if not is_int(top_k) or top_k <= 0:
             raise ValueError(f"top_k must be an int > 0, got {top_k!r}")
         for name, value in (("question", question), ("prompt", prompt)):
             if value is not None and not isinstance(value, str):
@@ -718,14 +719,16 @@ class Verifier:
                 if f["match.exact"] and row[0] < self.support_threshold:
                     # A claim quoted verbatim (up to case, spacing and final punctuation) by
                     # one of its evidence sentences is supported, whatever the model says.
-                    row = np.array([self.support_threshold, 0.0, 0.0], dtype=np.float32)
+                    # float64: p(Supported) is reported at the threshold, not just under it
+                    row = np.array([self.support_threshold, 0.0, 0.0], dtype=np.float64)
                     row[1:] = (1 - row[0]) / 2
                 probabilities = {Status.SUPPORTED.value: float(row[0]),
                                  Status.CONTRADICTORY.value: float(row[2]),
                                  Status.INSUFFICIENT_INFO.value: float(row[1])}
                 status = self.status_of(row)
-            if not ce.claim.verifiable:
+            if not ce.claim.verifiable:  # an opinion: nothing to verify, whatever the scores say
                 status = Status.INSUFFICIENT_INFO
+                probabilities = {st.value: float(st == status) for st in Status}
             verdicts.append(ClaimVerdict(ce.claim, status, probabilities, order, scores))
         return verdicts
 

@@ -1,0 +1,29 @@
+"""Predicates that the parameter checks of every package share."""
+
+from __future__ import annotations
+
+import numbers
+
+
+def is_int(value: object) -> bool:
+    """Whether ``value`` is an integer, numpy's included, and not a ``bool``.
+
+    Example:
+        >>> import numpy as np
+        >>> is_int(3), is_int(np.int64(3)), is_int(True), is_int(3.0)
+        (True, True, False, False)
+    """
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def is_real(value: object) -> bool:
+    """Whether ``value`` is a real number, numpy's included, and not a ``bool``.
+
+    NaN and the infinities are real numbers here: range checks reject them.
+
+    Example:
+        >>> import numpy as np
+        >>> is_real(0.5), is_real(np.float32(0.5)), is_real(2), is_real(False), is_real("1")
+        (True, True, True, False, False)
+    """
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
