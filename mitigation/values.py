@@ -82,6 +82,11 @@ _DATE_DMY = re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{
                        rf"(?:\s?,)?\s+(?P<y>\d{{4}})\b", re.I)
 _DATE_MDY = re.compile(rf"\b(?P<m>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?(?:\s?,)?\s+"
                        rf"(?P<y>\d{{4}})\b", re.I)
+#: A decade in two digits after "the" ("the 90s", "the early '80s") or an apostrophe ("'90s
+#: music"): "the 00s" and "the 10s" are this century's, the others the last one's. "In her 30s"
+#: is an age, not read.
+_SHORT_DECADE = re.compile(r"\bthe\s+(?:(?:early|mid|late)[\s-]+)?['’]?(?P<d>\d)0['’]?s\b"
+                           r"|(?<![\w'’])['’](?P<d2>\d)0['’]?s\b", re.I)
 _DATE_ISO = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b")
 #: A numeric date, day and month in either order: "07/20/1969", "20.07.1969", "3/4/2019".
 _DATE_NUMERIC = re.compile(r"(?<![\w.,/-])(?P<a>\d{1,2})(?P<sep>[/.])(?P<b>\d{1,2})(?P=sep)"
@@ -304,6 +309,8 @@ def find_dates(text: str) -> list[Date]:
         [(1999, None, None), (2000, None, None), (1969, 7, 20)]
         >>> [(d.year, d.century) for d in find_dates("A 20th-century film of the 1990s")]
         [(1900, True), (1990, False)]
+        >>> [(d.year, d.decade) for d in find_dates("A hit of the '80s, as in the early 90s.")]
+        [(1980, True), (1990, True)]
     """
     found: list[Date] = []
     taken: list[tuple[int, int]] = []
@@ -320,6 +327,11 @@ def find_dates(text: str) -> list[Date]:
     for m in _DECADE_IN_WORDS.finditer(text):
         year = (1900 if m.group("c").lower() == "nineteen" else 2000) \
             + _DECADE_WORDS[m.group("d").lower()]
+        found.append(Date(year, None, None, m.group(0), m.span(), decade=True))
+        taken.append(m.span())
+    for m in _SHORT_DECADE.finditer(text):  # "the '90s", "the early 80s": the 1990s, 1980s
+        d = int(m.group("d") or m.group("d2"))
+        year = (2000 if d < 2 else 1900) + 10 * d
         found.append(Date(year, None, None, m.group(0), m.span(), decade=True))
         taken.append(m.span())
     for rx in (_DATE_ISO, _DATE_DMY, _DATE_MDY):

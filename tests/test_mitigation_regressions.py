@@ -615,8 +615,8 @@ def test_mitigation_reference_spans_and_long_excerpts() -> None:
 
 
 # 17. numbers, names and quotes written another way in LLM answers: "1.5m", clock times
-# (one number each, minutes after midnight), a percent range, "$1.2-billion", possessives,
-# curly apostrophes, accents
+# (one number each, minutes after midnight), "the '90s", a percent range, "$1.2-billion",
+# possessives, curly apostrophes, accents
 @pytest.mark.parametrize(("claim", "evidence"), [
     ("It sold 1.5m records.", "It sold 1.5 million records."),
     ("The city had a population of 1.5m.", "The city had a population of 1.5 million."),
@@ -626,6 +626,8 @@ def test_mitigation_reference_spans_and_long_excerpts() -> None:
     ("The meeting was at 3 pm.", "The meeting was at 15:00."),
     ("It happened at 9:00.", "It happened at 9 a.m."),
     ("Rates were 10% to 20%.", "Rates were 10-20%."),
+    ("It happened in the '90s.", "It happened in 1995."),
+    ("It was a hit of the early 90s.", "It was a hit in 1992."),
     ("It cost $1.2-billion.", "It cost $1.2 billion."),
     ("Apple's CEO spoke.", "Apple CEO spoke."),
     ("The Beatles' album sold well.", "The Beatles album sold well."),
@@ -649,6 +651,9 @@ def test_mitigation_values_written_another_way_are_found(claim: str, evidence: s
     ("Trains leave at 1:34 PM.", "Trains leave at 1:24 PM.",
      [("number_not_in_evidence", "1:34 PM", None)]),
     ("It opens at 9:00.", "It opens at 10 a.m.", [("number_not_in_evidence", "9:00", None)]),
+    # a decade in two digits is a date: the evidence's year contradicts it
+    ("Hourglass came out in the 80s.", "Hourglass was released in 2012.",
+     [("value_contradiction", "the 80s", "2012")]),
 ])
 def test_mitigation_values_written_another_way_still_contradict(claim, evidence, found) -> None:
     assert _found(claim, evidence) == found

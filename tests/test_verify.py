@@ -14,7 +14,7 @@ from verifier.alignment import AlignmentDetector
 from verifier.nli import NLIDetector
 from verifier.types import Claim, ClaimEvidence, Evidence, Generation, Passage, Status
 from verifier.uncertainty import UncertaintyDetector
-from verifier.verify import all_features
+from verifier.verify import Report, all_features
 
 
 class KeywordNLI:
@@ -386,3 +386,22 @@ def test_verify_statuses_agree_with_their_probabilities() -> None:
     (quoted,) = v.verify_pairs(["Berlin is not in Spain."], ["Berlin is not in Spain."])
     assert quoted.status == Status.SUPPORTED
     assert quoted.probabilities["Supported"] >= 0.7
+
+
+def test_report_round_trips_and_checks_its_fields() -> None:
+    import json
+
+    rep = _verifier().verify("Paris is in France.", evidence=["Paris is in France."])
+    data = json.loads(json.dumps(rep.to_dict(), allow_nan=False))
+    assert data["schema_version"] == "1"
+    assert Report.from_dict(data) == rep
+    with pytest.raises(ValueError, match="schema_version '2' is not this version's '1'"):
+        Report.from_dict({**data, "schema_version": "2"})
+    with pytest.raises(ValueError, match=r"unknown field\(s\) for Report: \['extra'\]"):
+        Report.from_dict({**data, "extra": 1})
+    with pytest.raises(TypeError, match=r"verdicts\[0\] must be a ClaimVerdict, got str"):
+        Report("d", ("not a verdict",))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="draft must be a str, got NoneType"):
+        Report(None, ())  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"timings\['x'\] must be seconds >= 0, got 'y'"):
+        Report("d", (), {"x": "y"})  # type: ignore[dict-item]

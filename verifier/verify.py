@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +24,7 @@ from typing import Any, Literal
 import numpy as np
 
 from rag.pairing import MIN_SCORE, check_min_score
-from verifier.checking import is_int
+from verifier.checking import is_int, is_real
 from verifier.nli import NLIDetector, PairInputError, hypothesis_sentences
 from verifier.text import is_blank, phrase_pattern
 from verifier.types import (
@@ -38,6 +38,9 @@ from verifier.types import (
 )
 
 logger = logging.getLogger(__name__)
+
+#: The version of :meth:`Report.to_dict`'s layout.
+REPORT_SCHEMA_VERSION = "1"
 
 
 @dataclass(frozen=True)
@@ -54,10 +57,45 @@ class Report:
     verdicts: tuple[ClaimVerdict, ...]
     timings: dict[str, float] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.draft, str):
+            raise TypeError(f"draft must be a str, got {type(self.draft).__name__}")
+        if not isinstance(self.verdicts, (tuple, list)):
+            raise TypeError(f"verdicts must be a sequence of ClaimVerdict, got "
+                            f"{type(self.verdicts).__name__}")
+        object.__setattr__(self, "verdicts", tuple(self.verdicts))
+        for i, v in enumerate(self.verdicts):
+            if not isinstance(v, ClaimVerdict):
+                raise TypeError(f"verdicts[{i}] must be a ClaimVerdict, got {type(v).__name__}")
+        if not isinstance(self.timings, Mapping):
+            raise TypeError(f"timings must be a mapping, got {type(self.timings).__name__}")
+        object.__setattr__(self, "timings", dict(self.timings))  # a copy: the report is frozen
+        for k, t in self.timings.items():
+            if not isinstance(k, str) or not is_real(t) or not 0 <= t < math.inf:
+                raise ValueError(f"timings[{k!r}] must be seconds >= 0, got {t!r}")
+
     def to_dict(self) -> dict[str, Any]:
-        """JSON-serialisable dict."""
-        return {"draft": self.draft, "verdicts": [v.to_dict() for v in self.verdicts],
-                "timings": dict(self.timings)}
+        """JSON-serialisable dict; ``schema_version`` tells its layout's version."""
+        return {"schema_version": REPORT_SCHEMA_VERSION, "draft": self.draft,
+                "verdicts": [v.to_dict() for v in self.verdicts], "timings": dict(self.timings)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Report:
+        """Inverse of :meth:`to_dict`; another schema version or an unknown key is an error."""
+        if not isinstance(data, Mapping):
+            raise TypeError(f"data must be a mapping, got {type(data).__name__}")
+        version = data.get("schema_version", REPORT_SCHEMA_VERSION)
+        if version != REPORT_SCHEMA_VERSION:
+            raise ValueError(f"schema_version {version!r} is not this version's "
+                             f"{REPORT_SCHEMA_VERSION!r}")
+        unknown = set(data) - {"schema_version", "draft", "verdicts", "timings"}
+        if unknown:
+            raise ValueError(f"unknown field(s) for Report: {sorted(unknown)}")
+        verdicts = data.get("verdicts", [])
+        if not isinstance(verdicts, (list, tuple)):
+            raise TypeError(f"verdicts must be a list, got {type(verdicts).__name__}")
+        return cls(data.get("draft"), tuple(ClaimVerdict.from_dict(v) for v in verdicts),
+                   data.get("timings", {}))
 
     def counts(self) -> dict[str, int]:
         """How many claims got each status."""
