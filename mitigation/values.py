@@ -131,6 +131,9 @@ class Number:
     currency: str | None = None
     #: Another reading of the same text: "1.5m" is 1.5 metres or 1.5 million.
     alternative: float | None = None
+    #: A clock time's hour as written ("7 pm": 7; its value is the minutes after midnight):
+    #: a bare number the hour ("let's make it 7") gives the time.
+    hour: int | None = None
 
     def readings(self) -> tuple[float, ...]:
         """The value, and the other reading where there is one."""
@@ -196,7 +199,8 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
             value, alternative = hour * 60 + minute, (hour % 12 + 12) * 60 + minute
         else:
             value, alternative = hour % 24 * 60 + minute, None
-        out.append(Number(float(value), t.group(0).strip(), t.span(), alternative=alternative))
+        out.append(Number(float(value), t.group(0).strip(), t.span(), alternative=alternative,
+                          hour=hour))
     for m in _NUM.finditer(text):
         raw = m.group("num")
         value = float(re.sub(r"[,\s]", "", raw))
@@ -628,6 +632,14 @@ def bound_words(text: str, n: Number) -> tuple[Literal["min", "max"], int] | Non
     return None
 
 
+def _same_value(n: Number, m: Number) -> bool:
+    """One reading of each agrees; a clock time and a bare number agree on the hour."""
+    if (n.hour is None) != (m.hour is None):
+        time, other = (n, m) if n.hour is not None else (m, n)
+        return _close(float(time.hour), other.value)  # type: ignore[arg-type]
+    return any(_close(a, b) for a in n.readings() for b in m.readings())
+
+
 def number_in(n: Number, numbers: list[Number]) -> bool:
     """Whether ``n``'s value is among ``numbers`` (tolerant to float rounding).
 
@@ -642,8 +654,7 @@ def number_in(n: Number, numbers: list[Number]) -> bool:
         >>> number_in(n, find_numbers("five per cent"))
         True
     """
-    return any(any(_close(a, b) for a in n.readings() for b in m.readings())
-               and (m.percent or not n.percent)
+    return any(_same_value(n, m) and (m.percent or not n.percent)
                and not (n.currency and m.currency and n.currency != m.currency)
                for m in numbers)
 

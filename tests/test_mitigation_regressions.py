@@ -627,6 +627,7 @@ def test_mitigation_reference_spans_and_long_excerpts() -> None:
     ("It happened at 9:00.", "It happened at 9 a.m."),
     ("Rates were 10% to 20%.", "Rates were 10-20%."),
     ("It happened in the '90s.", "It happened in 1995."),
+    ("They agree to meet at 7 pm.", "Jacob: Got it! 7? 8? Alex: Let's make it 7."),
     ("It was a hit of the early 90s.", "It was a hit in 1992."),
     ("It cost $1.2-billion.", "It cost $1.2 billion."),
     ("Apple's CEO spoke.", "Apple CEO spoke."),
@@ -651,6 +652,10 @@ def test_mitigation_values_written_another_way_are_found(claim: str, evidence: s
     ("Trains leave at 1:34 PM.", "Trains leave at 1:24 PM.",
      [("number_not_in_evidence", "1:34 PM", None)]),
     ("It opens at 9:00.", "It opens at 10 a.m.", [("number_not_in_evidence", "9:00", None)]),
+    ("They agree to meet at 8 pm.", "Alex: Let's make it 7.",
+     [("number_not_in_evidence", "8 pm", None)]),
+    ("The meeting was at 3 am.", "The meeting was at 3 pm.",
+     [("number_not_in_evidence", "3 am", None)]),
     # a decade in two digits is a date: the evidence's year contradicts it
     ("Hourglass came out in the 80s.", "Hourglass was released in 2012.",
      [("value_contradiction", "the 80s", "2012")]),
