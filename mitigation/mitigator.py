@@ -30,7 +30,7 @@ from verifier.text import (
     strip_span,
     trimmed_sentence_spans,
 )
-from verifier.types import ClaimVerdict, Evidence, Status
+from verifier.types import ClaimVerdict, Evidence, Status, check_sequence_of
 
 Strictness = Literal["lenient", "balanced", "strict"]
 Action = Literal["cited", "kept", "corrected", "warned", "hedged", "removed"]
@@ -195,18 +195,6 @@ class MitigatedAnswer:
         return "\n".join(lines) + "\n"
 
 
-def _sequence_of(name: str, value: Any, kind: type, items: str, item: str
-                 ) -> tuple[Any, ...]:
-    """``value`` as a tuple of ``kind``; else a ``TypeError`` naming ``name`` (or the item)."""
-    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        raise TypeError(f"{name} must be a sequence of {items}, got {type(value).__name__} "
-                        f"{value!r:.80}")
-    for i, x in enumerate(value):
-        if not isinstance(x, kind):
-            raise TypeError(f"{name}[{i}] must be {item}, got {type(x).__name__} {x!r:.80}")
-    return tuple(value)
-
-
 def _body(claim: str) -> str:
     """The claim without citation markers or its final punctuation (``.!:;,``).
 
@@ -356,8 +344,8 @@ class Mitigator:
         self.strictness: Strictness = strictness
         self.max_citations = int(max_citations)
         self.excerpt_chars = int(excerpt_chars)
-        self.checks = _sequence_of("checks", checks, Check, "Check objects",
-                                   "a Check (a name and a run(claim, evidence) method)")
+        self.checks = check_sequence_of("checks", checks, Check, "Check objects",
+                                        "a Check (a name and a run(claim, evidence) method)")
 
     def to_dict(self) -> dict[str, Any]:
         """Configuration (the checks are the defaults)."""
@@ -469,8 +457,7 @@ class Mitigator:
         """
         if not isinstance(draft, str):
             raise TypeError(f"draft must be a str, got {type(draft).__name__}")
-        verdicts = _sequence_of("verdicts", verdicts, ClaimVerdict, "ClaimVerdict",
-                                "a ClaimVerdict")
+        verdicts = check_sequence_of("verdicts", verdicts, ClaimVerdict)
         if documents is not None:
             if not isinstance(documents, Mapping):
                 raise TypeError(f"documents must be a mapping of source_id to text (or None), "

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any, TypeVar
@@ -79,6 +79,23 @@ def _check_items(name: str, value: Any) -> tuple[Any, ...]:
     if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
         raise TypeError(f"{name} must be a sequence (one item per token), got "
                         f"{type(value).__name__} {value!r:.80}")
+    return tuple(value)
+
+
+def check_sequence_of(name: str, value: Any, kind: type, items: str | None = None,
+                      item: str | None = None) -> tuple[Any, ...]:
+    """``value`` as a tuple of ``kind``; else a ``TypeError`` naming ``name`` (or the item).
+
+    ``items`` / ``item`` name the kind in the messages ("ClaimVerdict", "a ClaimVerdict").
+    """
+    article = "an" if kind.__name__[:1] in "AEIOU" else "a"
+    items, item = items or kind.__name__, item or f"{article} {kind.__name__}"
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise TypeError(f"{name} must be a sequence of {items}, got {type(value).__name__} "
+                        f"{value!r:.80}")
+    for i, x in enumerate(value):
+        if not isinstance(x, kind):
+            raise TypeError(f"{name}[{i}] must be {item}, got {type(x).__name__} {x!r:.80}")
     return tuple(value)
 
 
@@ -379,13 +396,8 @@ class ClaimVerdict(_Serialisable):
         if not isinstance(self.claim, Claim):
             raise TypeError(f"claim must be a Claim, got {type(self.claim).__name__}")
         object.__setattr__(self, "status", Status(self.status))
-        if not isinstance(self.evidence, (tuple, list)):
-            raise TypeError(f"evidence must be a sequence of Evidence, got "
-                            f"{type(self.evidence).__name__} {self.evidence!r:.80}")
-        object.__setattr__(self, "evidence", tuple(self.evidence))
-        for i, e in enumerate(self.evidence):
-            if not isinstance(e, Evidence):
-                raise TypeError(f"evidence[{i}] must be an Evidence, got {type(e).__name__}")
+        object.__setattr__(self, "evidence", check_sequence_of("evidence", self.evidence,
+                                                               Evidence))
         # copies: the caller's dicts changing must not change the (frozen) verdict
         object.__setattr__(self, "probabilities",
                            _check_scores("probabilities", self.probabilities))

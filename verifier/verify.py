@@ -35,6 +35,7 @@ from verifier.types import (
     Generation,
     Passage,
     Status,
+    check_sequence_of,
 )
 
 logger = logging.getLogger(__name__)
@@ -60,13 +61,8 @@ class Report:
     def __post_init__(self) -> None:
         if not isinstance(self.draft, str):
             raise TypeError(f"draft must be a str, got {type(self.draft).__name__}")
-        if not isinstance(self.verdicts, (tuple, list)):
-            raise TypeError(f"verdicts must be a sequence of ClaimVerdict, got "
-                            f"{type(self.verdicts).__name__}")
-        object.__setattr__(self, "verdicts", tuple(self.verdicts))
-        for i, v in enumerate(self.verdicts):
-            if not isinstance(v, ClaimVerdict):
-                raise TypeError(f"verdicts[{i}] must be a ClaimVerdict, got {type(v).__name__}")
+        object.__setattr__(self, "verdicts", check_sequence_of("verdicts", self.verdicts,
+                                                               ClaimVerdict))
         if not isinstance(self.timings, Mapping):
             raise TypeError(f"timings must be a mapping, got {type(self.timings).__name__}")
         object.__setattr__(self, "timings", dict(self.timings))  # a copy: the report is frozen
