@@ -118,13 +118,14 @@ class NumberCheck:
         quantity_units = [unit for _, unit, named in claim_numbers if not named]
         out = []
         for n, unit, named in claim_numbers:
-            flipped = None if named else _bound_flipped(claim, n, unit, found)
+            bound = None if named else bound_words(claim, n)  # ("max", where "under" starts)
+            flipped = _bound_flipped(claim, n, bound, unit, found) if bound else None
             if flipped:
                 out.append(flipped)
                 continue
             if number_in(n, ev_numbers):
                 continue
-            if not named and _bound_met(n, number_bound(claim, n), unit, found):
+            if bound and _bound_met(n, bound[0], unit, found):
                 continue  # "over 4.5 million copies" against "4.7 million copies"
             if named:
                 out.append(Finding(self.name, "number_not_in_evidence", Severity.MEDIUM,
@@ -169,19 +170,18 @@ class NumberCheck:
         return out
 
 
-def _bound_flipped(claim: str, n: Number, unit: str | None,
-                   found: Sequence[tuple[str, list[Number]]]) -> Finding | None:
+def _bound_flipped(claim: str, n: Number, mine: tuple[Literal["min", "max"], int],
+                   unit: str | None, found: Sequence[tuple[str, list[Number]]]
+                   ) -> Finding | None:
     """A contradiction when the evidence bounds the claim's bounded number the other way.
 
     "grossed under $873 million" against "grossed over $873 million": the same value, the
     same unit word after it (or none on one side), opposite bounds. Only when every such
     mention of the value in the evidence is bounded the other way: an exact "1.6 million
     copies" or a bound the same way leaves the claim alone. The correction swaps the bound's
-    words. ``found``: each evidence text with its numbers.
+    words. ``mine``: the claim's bound (:func:`~mitigation.values.bound_words`); ``found``:
+    each evidence text with its numbers.
     """
-    mine = bound_words(claim, n)
-    if mine is None:
-        return None
     flipped = []
     for text, numbers in found:
         for m in numbers:

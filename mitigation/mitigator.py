@@ -37,11 +37,13 @@ Action = Literal["cited", "kept", "corrected", "warned", "hedged", "removed"]
 SCHEMA_VERSION = "1"
 
 _CITE = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
+#: The conjunctions that open a clause of its own.
+_CONJUNCTIONS = r"(?:and|but|or|so|yet|while|whereas)\b"
 #: What joins a clause to the one before or after it: a comma, a conjunction, a semicolon,
 #: a colon or a dash ("—", "–", or a hyphen with a space before it).
 _CONNECT_BEFORE = re.compile(
-    r"(?:\s*,)?\s*(?:\band\b|\bbut\b|\bwhile\b|\bwhereas\b|[;:—–]|(?<=\s)-)?\s*$")
-_CONNECT_AFTER = re.compile(r"^\s*(?:,\s*)?(?:(?:and|but|while|whereas)\b|[;:—–]|-(?=\s))?\s*")
+    rf"(?:\s*,)?\s*(?:\b{_CONJUNCTIONS}|[;:—–]|(?<=\s)-)?\s*$")
+_CONNECT_AFTER = re.compile(rf"^\s*(?:,\s*)?(?:{_CONJUNCTIONS}|[;:—–]|-(?=\s))?\s*")
 _WORD = re.compile(r"[\w'’.,$%-]+")
 #: The draft's own ``[n]`` markers right after a claim (they go with the claim's edit).
 #: Markdown punctuation that would format text taken from the draft or the evidence.
@@ -335,11 +337,9 @@ class Mitigator:
         if strictness not in ("lenient", "balanced", "strict"):
             raise ValueError(
                 f"strictness must be 'lenient', 'balanced' or 'strict', got {strictness!r}")
-        if not is_int(max_citations) \
-                or max_citations < 0:
+        if not is_int(max_citations) or max_citations < 0:
             raise ValueError(f"max_citations must be an int >= 0, got {max_citations!r}")
-        if not is_int(excerpt_chars) \
-                or excerpt_chars < 20:
+        if not is_int(excerpt_chars) or excerpt_chars < 20:
             raise ValueError(f"excerpt_chars must be an int >= 20, got {excerpt_chars!r}")
         self.strictness: Strictness = strictness
         self.max_citations = int(max_citations)
@@ -741,8 +741,7 @@ def _dangling(sentence: str, span: tuple[int, int], offset: int) -> int | None:
     if before.strip() and closing:
         return start if re.search(r"(?:,|\bthat)\s*$", before, re.I) else None
     if not before.strip() and not closing:
-        return start if re.match(r"\s*,(?!\s*(?:and|but|while|whereas|or|so|yet)\b)", after,
-                                 re.I) else None
+        return start if re.match(rf"\s*,(?!\s*{_CONJUNCTIONS})", after) else None
     return None
 
 

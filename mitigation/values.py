@@ -634,9 +634,10 @@ def bound_words(text: str, n: Number) -> tuple[Literal["min", "max"], int] | Non
 
 def _same_value(n: Number, m: Number) -> bool:
     """One reading of each agrees; a clock time and a bare number agree on the hour."""
-    if (n.hour is None) != (m.hour is None):
-        time, other = (n, m) if n.hour is not None else (m, n)
-        return _close(float(time.hour), other.value)  # type: ignore[arg-type]
+    if n.hour is not None and m.hour is None:
+        return _close(n.hour, m.value)
+    if m.hour is not None and n.hour is None:
+        return _close(m.hour, n.value)
     return any(_close(a, b) for a in n.readings() for b in m.readings())
 
 

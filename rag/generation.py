@@ -183,8 +183,7 @@ def _check_generate_args(prompt: str, n: int) -> None:
 
 def _check_sampling(max_new_tokens: Any, temperature: Any, seed: Any) -> int | None:
     """Check the settings both generators share; return ``seed`` as a Python int (or None)."""
-    if not is_int(max_new_tokens) \
-            or max_new_tokens <= 0:
+    if not is_int(max_new_tokens) or max_new_tokens <= 0:
         raise ValueError(f"max_new_tokens must be a positive int, got {max_new_tokens!r}")
     if not _finite_number(temperature) or temperature < 0:
         raise ValueError(f"temperature must be >= 0 and finite, got {temperature!r}")

@@ -183,8 +183,7 @@ MIN_SCORE = 0.15
 
 def check_min_score(value: object, name: str = "min_score") -> float:
     """``value`` as a float in [0, 1], else a ``ValueError`` naming ``name`` and the value."""
-    if (not is_real(value)
-            or not 0.0 <= float(value) <= 1.0):
+    if not is_real(value) or not 0.0 <= float(value) <= 1.0:
         raise ValueError(f"{name} must be in [0, 1], got {value!r}")
     return float(value)
 

@@ -154,11 +154,9 @@ class _Corpus:
     type_name: ClassVar[str] = ""
 
     def __init__(self, *, chunk_max_chars: int = 800, chunk_overlap: int = 1) -> None:
-        if not is_int(chunk_max_chars) or \
-                chunk_max_chars <= 0:
+        if not is_int(chunk_max_chars) or chunk_max_chars <= 0:
             raise ValueError(f"chunk_max_chars must be a positive int, got {chunk_max_chars!r}")
-        if not is_int(chunk_overlap) or \
-                chunk_overlap < 0:
+        if not is_int(chunk_overlap) or chunk_overlap < 0:
             raise ValueError(f"chunk_overlap must be an int >= 0, got {chunk_overlap!r}")
         self.chunk_max_chars = int(chunk_max_chars)
         self.chunk_overlap = int(chunk_overlap)
@@ -809,8 +807,7 @@ class HybridRetriever(_Corpus):
         show_progress_bar: bool | None = None,
     ) -> None:
         super().__init__(chunk_max_chars=chunk_max_chars, chunk_overlap=chunk_overlap)
-        if (not is_real(dense_weight)
-                or not 0.0 <= dense_weight <= 1.0):
+        if not is_real(dense_weight) or not 0.0 <= dense_weight <= 1.0:
             raise ValueError(f"dense_weight must be in [0, 1], got {dense_weight!r}")
         if not is_int(rrf_k) or rrf_k <= 0:
             raise ValueError(f"rrf_k must be a positive int, got {rrf_k!r}")

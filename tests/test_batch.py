@@ -997,3 +997,14 @@ def test_batch_config_counts_must_be_ints(tmp_path, field: str, value) -> None:
     (tmp_path / "a.jsonl").write_text(json.dumps(GOOD[0]) + "\n")
     with pytest.raises(ValueError, match=rf"{field} must be an int .*got {value!r}"):
         EvalConfig([tmp_path / "a.jsonl"], tmp_path / "o", **{field: value})
+
+
+@pytest.mark.parametrize("value", [True, 2.0, "8"])
+def test_batch_config_batch_size_must_be_an_int_or_auto(tmp_path, value) -> None:
+    (tmp_path / "a.jsonl").write_text(json.dumps(GOOD[0]) + "\n")
+    with pytest.raises(ValueError, match=rf"batch_size must be a positive int or 'auto', "
+                                         rf"got {re.escape(repr(value))}"):
+        EvalConfig([tmp_path / "a.jsonl"], tmp_path / "o", batch_size=value)
+    cfg = EvalConfig([tmp_path / "a.jsonl"], tmp_path / "o", batch_size=np.int64(8),
+                     chunk_rows=np.int64(4))
+    assert type(cfg.batch_size) is int and type(cfg.chunk_rows) is int

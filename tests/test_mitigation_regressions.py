@@ -677,3 +677,12 @@ def test_mitigation_rule_terms_cannot_shadow_each_other(kw, match) -> None:
         AllowlistRule("channels", **kw)
     # a synonym of its own term, in another case, is fine
     AllowlistRule("channels", ["email", "fax"], ["email"], synonyms={"EMAIL": "email"})
+
+
+@pytest.mark.parametrize("conjunction", ["and", "but", "or", "so", "yet"])
+def test_mitigation_removed_clause_takes_its_conjunction(conjunction: str) -> None:
+    # one list of conjunctions for removing a clause and for telling a tail from a clause
+    draft = f"Paris is big, {conjunction} Rome is old."
+    verdicts = [_v(draft, "Paris is big", S, _ev("Paris is big.", "x"), text="Paris is big."),
+                _v(draft, "Rome is old.", U)]
+    assert Mitigator("strict").mitigate(draft, verdicts).body == "Paris is big [1]."

@@ -169,8 +169,7 @@ class AlignmentDetector:
 
     def __init__(self, encoder: Any = None, *, embeddings: bool = True,
                  max_sentences: int = MAX_EMBEDDED_SENTENCES) -> None:
-        if not is_int(max_sentences) \
-                or max_sentences <= 0:
+        if not is_int(max_sentences) or max_sentences <= 0:
             raise ValueError(f"max_sentences must be an int > 0, got {max_sentences!r}")
         if encoder is not None and not callable(getattr(encoder, "encode", None)):
             raise TypeError(f"encoder must have an encode() method, got {encoder!r}")

@@ -39,6 +39,7 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
+from verifier.checking import is_int, is_real
 from verifier.datasets import (
     _ESCAPED_BYTE,
     NEI,
@@ -179,8 +180,7 @@ THRESHOLDS_FORMAT = "nli-verifier.thresholds.v1"
 
 
 def _check_threshold(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) \
-            or not 0.0 < float(value) < 1.0:
+    if not is_real(value) or not 0.0 < float(value) < 1.0:
         raise ValueError(f"{name} must be a number strictly between 0 and 1, got {value!r}")
     return float(value)
 
@@ -338,9 +338,8 @@ def _read_json_array(path: Path) -> Iterator[RawRow]:
     undecodable = _ESCAPED_BYTE.search(text) is not None  # else a surrogate is an escape
     for i, rec in enumerate(doc, start=1):
         raw = json.dumps(rec, ensure_ascii=False)
-        if undecodable and (m := _ESCAPED_BYTE.search(raw)) is not None:
-            yield RawRow(i, _printable(raw), None, f"not UTF-8: byte "
-                         f"0x{ord(m.group()) - 0xDC00:02x} in array item {i}", src)
+        if undecodable and (bad := _undecodable(raw, i, f"array item {i}")) is not None:
+            yield RawRow(i, _printable(raw), None, bad, src)
         elif not isinstance(rec, dict):
             yield RawRow(i, raw, None, "array item is not an object", src)
         elif rec.duplicates:
@@ -856,16 +855,17 @@ class EvalConfig:
             raise ValueError("mode 'ensemble' runs on the local engine only, got engine 'ray'")
         if self.engine not in ("local", "ray"):
             raise ValueError(f"engine must be 'local' or 'ray', got {self.engine!r}")
-        if self.batch_size != "auto" and (not isinstance(self.batch_size, int)
-                                          or self.batch_size <= 0):
+        if self.batch_size != "auto" and (not is_int(self.batch_size) or self.batch_size <= 0):
             raise ValueError(
                 f"batch_size must be a positive int or 'auto', got {self.batch_size!r}"
             )
-        if not isinstance(self.chunk_rows, int) or isinstance(self.chunk_rows, bool) \
-                or self.chunk_rows <= 0:
+        if not is_int(self.chunk_rows) or self.chunk_rows <= 0:
             raise ValueError(f"chunk_rows must be an int > 0, got {self.chunk_rows!r}")
-        if not isinstance(self.limit, int) or isinstance(self.limit, bool) or self.limit < 0:
+        if not is_int(self.limit) or self.limit < 0:
             raise ValueError(f"limit must be an int >= 0, got {self.limit!r}")
+        self.chunk_rows, self.limit = int(self.chunk_rows), int(self.limit)  # numpy's: JSON
+        if self.batch_size != "auto":
+            self.batch_size = int(self.batch_size)
         if self.threshold is not None:
             self.threshold = _check_threshold(self.threshold, "threshold")
             if self.scheme == "3class":

@@ -231,16 +231,18 @@ def _reason(exc: Exception) -> str:
 _ESCAPED_BYTE = re.compile("[\udc80-\udcff]")
 
 
-def _undecodable(text: str, first_line: int) -> str | None:
+def _undecodable(text: str, first_line: int, where: str | None = None) -> str | None:
     """Where ``surrogateescape`` kept an undecodable byte in ``text``, or ``None``.
 
-    ``first_line`` is the file line ``text`` starts on; the answer names the byte and its line.
+    ``first_line`` is the file line ``text`` starts on; the answer names the byte and its line,
+    or ``where`` it is when given ("array item 2": a line no longer tells).
     """
     m = _ESCAPED_BYTE.search(text)
     if m is None:
         return None
     line = first_line + text.count("\n", 0, m.start())
-    return f"not UTF-8: byte 0x{ord(m.group()) - 0xDC00:02x} on line {line}"
+    place = f"in {where}" if where else f"on line {line}"
+    return f"not UTF-8: byte 0x{ord(m.group()) - 0xDC00:02x} {place}"
 
 
 def _printable(text: str) -> str:

@@ -632,7 +632,7 @@ class _Loaded:
 
 def _is_chunk_size(value: Any) -> bool:
     """Whether ``value`` is a usable number of premise tokens per chunk."""
-    return (is_int(value) and value >= MIN_EVIDENCE_TOKENS)
+    return is_int(value) and value >= MIN_EVIDENCE_TOKENS
 
 
 @register("nli.hf.v1")
@@ -711,8 +711,7 @@ class NLIDetector:
                              f"{device!r}")
         if not is_int(batch_size) or batch_size <= 0:
             raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-        if (not is_int(max_length)
-                or max_length < 2 * MIN_EVIDENCE_TOKENS):
+        if not is_int(max_length) or max_length < 2 * MIN_EVIDENCE_TOKENS:
             raise ValueError(f"max_length must be an int >= {2 * MIN_EVIDENCE_TOKENS}, got "
                              f"{max_length!r}")
         if chunk_tokens not in (None, "window") and not _is_chunk_size(chunk_tokens):

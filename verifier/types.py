@@ -7,12 +7,13 @@ Every type validates itself in ``__post_init__`` and round-trips through
 from __future__ import annotations
 
 import math
-import numbers
 import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any, TypeVar
+
+from verifier.checking import is_real
 
 T = TypeVar("T")
 
@@ -216,7 +217,7 @@ class Evidence(_Serialisable):
             raise ValueError(
                 f"span {span} has length {span[1] - span[0]} but content has {len(self.content)}"
             )
-        if isinstance(self.score, bool) or not isinstance(self.score, numbers.Real):
+        if not is_real(self.score):
             raise TypeError(f"score must be a number (nan when unknown), got "
                             f"{self.score!r:.80}")
         score = float(self.score)
@@ -307,7 +308,7 @@ class Generation(_Serialisable):
         if self.token_logprobs is not None:
             lp = _check_items("token_logprobs", self.token_logprobs)
             for i, x in enumerate(lp):
-                if isinstance(x, bool) or not isinstance(x, numbers.Real):
+                if not is_real(x):
                     raise TypeError(f"token_logprobs[{i}] must be a number, got {x!r:.80}")
                 if not math.isfinite(x) or x > LOGPROB_TOLERANCE:
                     raise ValueError(f"token_logprobs[{i}] must be a finite log-probability "
@@ -407,14 +408,14 @@ class ClaimVerdict(_Serialisable):
         if bad:
             raise ValueError(f"probabilities has unknown status keys {sorted(bad)}")
         for k, p in self.probabilities.items():
-            if isinstance(p, bool) or not isinstance(p, numbers.Real) or not 0.0 <= p <= 1.0:
+            if not is_real(p) or not 0.0 <= p <= 1.0:
                 raise ValueError(f"probabilities[{k!r}] must be a number in [0, 1], got {p!r}")
         total = sum(self.probabilities.values())
         if self.probabilities and abs(total - 1.0) > 1e-3:
             raise ValueError(f"probabilities must sum to 1, got {total!r}: "
                              f"{self.probabilities!r}")
         for k, x in self.scores.items():
-            if isinstance(x, bool) or not isinstance(x, numbers.Real):
+            if not is_real(x):
                 raise TypeError(f"scores[{k!r}] must be a number, got {x!r:.80}")
 
     def to_dict(self) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from verifier.types import (
     Generation,
     Passage,
     Status,
+    _check_keys,
     check_sequence_of,
 )
 
@@ -84,9 +85,7 @@ class Report:
         if version != REPORT_SCHEMA_VERSION:
             raise ValueError(f"schema_version {version!r} is not this version's "
                              f"{REPORT_SCHEMA_VERSION!r}")
-        unknown = set(data) - {"schema_version", "draft", "verdicts", "timings"}
-        if unknown:
-            raise ValueError(f"unknown field(s) for Report: {sorted(unknown)}")
+        _check_keys(cls, {k: v for k, v in data.items() if k != "schema_version"})
         verdicts = data.get("verdicts", [])
         if not isinstance(verdicts, (list, tuple)):
             raise TypeError(f"verdicts must be a list, got {type(verdicts).__name__}")
@@ -96,6 +95,11 @@ class Report:
     def counts(self) -> dict[str, int]:
         """How many claims got each status."""
         return {s.value: sum(v.status == s for v in self.verdicts) for s in Status}
+
+
+def _certain(status: Status) -> dict[str, float]:
+    """Probabilities that put all on ``status``."""
+    return {s.value: float(s == status) for s in Status}
 
 
 def _context(ev: Evidence, passages: Sequence[Evidence] | None) -> str:
@@ -342,8 +346,7 @@ class Verifier:
             if isinstance(val, bool) or not isinstance(val, (int, float, np.number)) \
                     or not 0.0 < float(val) <= 1.0:
                 raise ValueError(f"{name} must be a number in (0, 1], got {val!r}")
-        if not is_int(top_k_evidence) \
-                or top_k_evidence <= 0:
+        if not is_int(top_k_evidence) or top_k_evidence <= 0:
             raise ValueError(f"top_k_evidence must be an int > 0, got {top_k_evidence!r}")
         if parallel is not None and not isinstance(parallel, bool):
             raise ValueError(f"parallel must be True, False or None, got {parallel!r}")
@@ -734,9 +737,7 @@ class Verifier:
             scores = {k: v for k, v in f.items() if not (isinstance(v, float) and math.isnan(v))}
             if not rows:
                 verdicts.append(ClaimVerdict(ce.claim, Status.INSUFFICIENT_INFO,
-                                             {s.value: (1.0 if s == Status.INSUFFICIENT_INFO
-                                                        else 0.0) for s in Status},
-                                             (), scores))
+                                             _certain(Status.INSUFFICIENT_INFO), (), scores))
                 continue
             best = rows[best_unit(probs[rows])]
             row = probs[best]
@@ -762,7 +763,7 @@ class Verifier:
                 status = self.status_of(row)
             if not ce.claim.verifiable:  # an opinion: nothing to verify, whatever the scores say
                 status = Status.INSUFFICIENT_INFO
-                probabilities = {st.value: float(st == status) for st in Status}
+                probabilities = _certain(status)
             verdicts.append(ClaimVerdict(ce.claim, status, probabilities, order, scores))
         return verdicts
 
