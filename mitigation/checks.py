@@ -11,7 +11,6 @@ from __future__ import annotations
 import difflib
 import json
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from enum import Enum
@@ -30,11 +29,14 @@ from mitigation.values import (
     find_numbers,
     find_ordinals,
     find_quotes,
+    in_other_currency,
+    money_text,
     number_bound,
     number_in,
     part_of_name,
     year_in_name,
 )
+from verifier.text import fold
 
 
 class Severity(str, Enum):
@@ -116,8 +118,12 @@ class NumberCheck:
                          for n in find_numbers(claim)]
         # units of the quantities the claim asserts (a number in a name is no quantity)
         quantity_units = [unit for _, unit, named in claim_numbers if not named]
+        ordinal_findings = self._ordinals(claim, ordinals, ev_numbers)
+        contradicted = {start for _, start in ordinal_findings}  # "2nd" against "third"
         out = []
         for n, unit, named in claim_numbers:
+            if n.span[0] in contradicted:
+                continue  # a digit ordinal, reported as one below
             bound = None if named else bound_words(claim, n)  # ("max", where "under" starts)
             flipped = _bound_flipped(claim, n, bound, unit, found) if bound else None
             if flipped:
@@ -132,6 +138,13 @@ class NumberCheck:
                                    f"the number {n.text!r}, part of a name, is not in the "
                                    "evidence", "check the name against a source", n.text))
                 continue
+            money = next(((e, m) for e, ns in found if (m := in_other_currency(n, ns))), None)
+            if money:  # "$5 million" against "5 million euros"
+                said, other = money_text(claim, n), money_text(*money)
+                out.append(Finding(self.name, "value_contradiction", Severity.HIGH,
+                                   f"the claim says {said}, the evidence {other}",
+                                   f"use the evidence's value: {other}", said, other))
+                continue
             given = [m for e, ns in found for m in ns
                      if unit and _unit_after(e, m.span[1]) == unit]
             if (given and quantity_units.count(unit) == 1
@@ -145,13 +158,14 @@ class NumberCheck:
                 out.append(Finding(self.name, "number_not_in_evidence", Severity.HIGH,
                                    f"the number {n.text!r} is not in the evidence",
                                    "remove the number or cite a source that gives it", n.text))
-        return out + self._ordinals(claim, ordinals, ev_numbers)
+        return out + [f for f, _ in ordinal_findings]
 
     def _ordinals(self, claim: str, ordinals: Sequence[tuple[str, list[Number]]],
-                  ev_numbers: list[Number]) -> list[Finding]:
-        """Claim ordinal words that the evidence's ordinals in the same context contradict.
+                  ev_numbers: list[Number]) -> list[tuple[Finding, int]]:
+        """Claim ordinals that the evidence's ordinals in the same context contradict.
 
-        ``ordinals``: each evidence text with its ordinals.
+        ``ordinals``: each evidence text with its ordinals. Returns each finding with where
+        the claim's ordinal starts.
         """
         out = []
         ev_ordinals = [(o, _context(e, o.span)) for e, ords in ordinals for o in ords]
@@ -164,9 +178,10 @@ class NumberCheck:
                 continue
             other = given[0].text.lower()
             other = other[:1].upper() + other[1:] if o.text[:1].isupper() else other
-            out.append(Finding(self.name, "value_contradiction", Severity.HIGH,
-                               f"the claim says {o.text}, the evidence {given[0].text}",
-                               f"use the evidence's value: {other}", o.text, other))
+            out.append((Finding(self.name, "value_contradiction", Severity.HIGH,
+                                f"the claim says {o.text}, the evidence {given[0].text}",
+                                f"use the evidence's value: {other}", o.text, other),
+                        o.span[0]))
         return out
 
 
@@ -207,13 +222,14 @@ def _bound_met(n: Number, bound: Literal["min", "max"] | None, unit: str | None,
 
     The same kind: both percents or neither, no two different currency symbols, and the
     same unit word after each (a bound with none, "orders over $150", is left alone: what it
-    counts is unknown); and only within ten times the bound (a bound rounds a value: "over
+    counts is unknown; but a percent's kind is known: "over half of" is met by "55 percent
+    of"); and only within ten times the bound (a bound rounds a value: "over
     4.5 million copies" is given by "4.7 million copies"). An evidence number that is a
     bound itself meets nothing: "gatherings over 15 people" is not given by "gatherings over
     250 people", a threshold of another value. ``found``: each evidence text with its
     numbers.
     """
-    if bound is None or unit is None or n.value <= 0:
+    if bound is None or (unit is None and not n.percent) or n.value <= 0:
         return False
     for text, numbers in found:
         for m in numbers:
@@ -431,7 +447,7 @@ class EntityCheck:
 
     def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
         """Flag names missing from the evidence (case-insensitive, word by word)."""
-        ev = _fold(" ".join(evidence))
+        ev = fold(" ".join(evidence))
         dates = [d.span for d in find_dates(claim)]
         for a, b in dates:  # the date check compares them
             claim = claim[:a] + " " * (b - a) + claim[b:]
@@ -440,7 +456,7 @@ class EntityCheck:
         for name, start in find_name_starts(claim):
             # accents, apostrophes' shapes and possessives aside ("Apple's", "Beatles'")
             words = [w for w in (re.sub(r"'s?$", "", w) for w in re.findall(r"[\w'-]+",
-                                                                          _fold(name)))
+                                                                          fold(name)))
                      if len(w) > 2]
             if _date_words(claim, start, words):
                 if ev_months is None:
@@ -486,27 +502,17 @@ def _substitute(claim: str, name: str, start: int, evidence: Sequence[str]
     if len(left) < 2 or all(w.lower() in _NO_CONTEXT for w in left):
         return None
     pattern = re.compile(r"(?i:\b" + r"\W+".join(map(re.escape, left)) + r")" + _FOLLOWING_NAME)
-    lowered, mine = claim.lower(), _fold(name)
+    lowered, mine = claim.lower(), fold(name)
     for text in evidence:
         for m in pattern.finditer(text):
             other = m.group(1)
             # another spelling of the same name ("Philip" for "Phillip") is no other name
             if other.lower() not in lowered and \
-                    difflib.SequenceMatcher(a=mine, b=_fold(other)).ratio() < 0.8:
+                    difflib.SequenceMatcher(a=mine, b=fold(other)).ratio() < 0.8:
                 return " ".join(left), other
     return None
 
 
-def _fold(text: str) -> str:
-    """Lower case without accents, with straight apostrophes.
-
-    "Larraín" -> "larrain", "O’Brien" -> "o'brien".
-    """
-    return "".join(c for c in unicodedata.normalize("NFKD", text.lower())
-                   if not unicodedata.combining(c)).translate(_APOSTROPHES)
-
-
-_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'"})
 
 
 def _next_to(spans: Sequence[tuple[int, int]], text: str, start: int, end: int) -> bool:
@@ -710,7 +716,7 @@ _WORD = re.compile(r"\w+")
 
 
 def _words(text: str) -> str:
-    return " ".join(_WORD.findall(_fold(text)))
+    return " ".join(_WORD.findall(fold(text)))
 
 
 def _unit_after(text: str, pos: int) -> str | None:

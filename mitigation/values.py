@@ -38,10 +38,56 @@ _NUM = re.compile(
     # thousands grouped by commas or by spaces ("53,879", "53 879", "1 200 000"; at most
     # four groups after the first: a run of 3-digit numbers, "rooms 101 102", still reads
     # as one number, but never as one of hundreds of digits)
-    r"(?P<cur>[$€£])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|"
+    r"(?P<cur>[$€£¥₹])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|"
     r"\d{1,3}(?:[ \u00a0\u202f]\d{3}){1,4}(?![\d.,]\d)|\d+(?:\.\d+)?)"
+    # a mixed number: "2½", "2 and a half" (million)
+    r"(?P<frac>[½¼¾⅓⅔]|\s+and\s+a\s+half\b)?"
     r"(?:[\s-]?(?P<scale>thousand|million|billion|trillion|bn|mn|tn|k|m|b)\b)?"
     + _PCT + "?", re.I)
+#: The value of a fraction sign or of "and a half" after a whole number.
+_MIXED = {"½": 0.5, "¼": 0.25, "¾": 0.75, "⅓": 1 / 3, "⅔": 2 / 3}
+#: A currency written as a word or a code next to a number ("5 million euros", "USD 5m",
+#: "US$5"), as its sign.
+_CURRENCY_AFTER = re.compile(
+    r"\s?(?:(?P<usd>(?:US\s)?dollars?|USD)|(?P<eur>euros?|EUR)|(?P<gbp>(?:pounds?\s)?sterling|GBP)"
+    r"|(?P<jpy>yen|JPY)|(?P<inr>rupees?|INR))\b", re.I)
+_CURRENCY_BEFORE = re.compile(r"(?:(?P<usd>USD|US\$)|(?P<eur>EUR)|(?P<gbp>GBP)|(?P<jpy>JPY)"
+                              r"|(?P<inr>INR))\s?$")
+_CURRENCY_SIGNS = {"usd": "$", "eur": "€", "gbp": "£", "jpy": "¥", "inr": "₹"}
+#: A number in scientific notation: "1.2e6", "1.2 × 10^6", "3x10⁻⁴", "10^9". With an "e",
+#: one digit or a decimal point before it ("1e6", "1.2E8"): "10E8" is more often a name.
+_SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+_SCI = re.compile(
+    r"(?<![\w.])(?:(?P<m>\d+(?:\.\d+)?)\s?[×xX*·]\s?(?=10)"
+    r"|(?P<me>\d(?:\.\d+)?|\d+\.\d+)[eE](?P<e>[-+\u2212]?\d{1,3})(?![\w.])"
+    r"|(?=10(?:\^|\*\*|[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺])))"
+    r"(?:10(?:\s?(?:\^|\*\*)\s?(?P<e2>[-+\u2212]?\d{1,3})|(?P<e3>[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,3}))"
+    r"(?![\w.]))?")
+#: A fraction of a whole, as a percent: "two thirds", "three-quarters", "a third of", "half
+#: of", "3/4 of". A singular one ("a third", "one quarter") only before "of" ("a third term"
+#: counts, not divides); "half of" not after an ordinal ("the second half of 2019").
+_FRACTION_NUMERATORS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
+                        "six": 6, "seven": 7, "eight": 8, "nine": 9}
+_DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5,
+                 "sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10}
+_FRACTION = re.compile(
+    r"\b(?:(?P<n>two|three|four|five|six|seven|eight|nine)[\s-](?P<dp>halves|thirds|quarters|"
+    r"fourths|fifths|sixths|sevenths|eighths|ninths|tenths)\b"
+    r"(?!\s+of\s+an?\s+(?:hundred|thousand|million|billion|trillion)\b)"
+    r"|(?P<n1>one)-(?P<d1>half|third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|tenth)\b"
+    r"|(?P<n2>an?|one)\s(?P<d2>half|third|quarter|fourth|fifth|sixth|seventh|eighth|ninth|"
+    r"tenth)(?=\s+of\b(?!\s+an?\s+(?:hundred|thousand|million|billion|trillion)\b))"
+    r"|(?<!first\s)(?<!second\s)(?<!other\s)(?<!latter\s)(?<!former\s)"
+    r"(?P<half>half)(?=\s+of\b)"
+    r"|(?<![\w./-])(?P<a>\d{1,2})/(?P<b>\d{1,2})(?=\s+of\b))", re.I)
+#: An age given as a decade of life: "in her 30s", "their early twenties", "his late teens".
+_AGE_DECADE = re.compile(
+    r"\b(?:his|her|their|my|your|our|its)\s+(?:(?P<part>early|mid|late)[\s-]+)?"
+    r"(?:(?P<d>[1-9])0['’]?s|(?P<w>teens|twenties|thirties|forties|fifties|sixties|seventies|"
+    r"eighties|nineties))\b", re.I)
+#: The years of a decade of life that "early", "mid" and "late" give (generously: they
+#: overlap).
+_DECADE_PART = {None: (0, 9), "early": (0, 4), "mid": (3, 7), "late": (6, 9)}
 #: A clock time ("4:00 p.m.", "15:00", "3 pm", "9 a.m."): one number, the minutes after
 #: midnight (:func:`find_numbers`), not an hour and a minute count.
 _TIME = re.compile(r"(?<![\w.:])(?P<h>\d{1,2})(?::(?P<min>\d{2}))(?::\d{2})?"
@@ -71,10 +117,12 @@ _UNIT_ORDINALS = "|".join(w for w, v in _ORDINALS.items() if v < 10)
 #: "thirty second"; in "twenty first-time buyers" the number is 20).
 _ORDINAL_TAIL = r"(?:-(?:" + _UNIT_ORDINALS + r")\b|\s(?:" + _UNIT_ORDINALS + r")\b(?!-))"
 _WORDNUM = re.compile(
-    # "two thousand five hundred", "a million", "half a million"; a scale word begins a
+    # "two thousand five hundred", "a million", "half a million", "a quarter of a million";
+    # "two and a half"; a scale word begins a
     # number only after "a" ("a thousand"): "several million" gives no number
-    r"\b(?P<w>(?:(?:half\s+)?an?\s+(?:hundred|dozen|thousand|million|billion|trillion)|"
-    + _UNIT_WORDS + r")(?:[\s-](?:and\s)?(?:" + _ANY_WORDS + r"))*)\b"
+    r"\b(?P<w>(?:(?:half\s+|(?:an?|one|three)\s+quarters?\s+of\s+)?"
+    r"an?\s+(?:hundred|dozen|thousand|million|billion|trillion)|"
+    + _UNIT_WORDS + r")(?:[\s-](?:and\s)?(?:" + _ANY_WORDS + r")|\s+and\s+a\s+half)*)\b"
     # not the tens of an ordinal ("twenty-first" is 21st, not 20)
     r"(?!" + _ORDINAL_TAIL + r")" + _PCT + "?", re.I)
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
@@ -134,6 +182,12 @@ class Number:
     #: A clock time's hour as written ("7 pm": 7; its value is the minutes after midnight):
     #: a bare number the hour ("let's make it 7") gives the time.
     hour: int | None = None
+    #: The top of the range of values the text covers, from ``value`` up: "in her 30s" is 30
+    #: to 39 (``None``: one value).
+    high: float | None = None
+    #: A fraction of a whole ("two thirds", "half of"), given as a percent (``value`` 66.67,
+    #: ``percent`` true): it agrees with a percent rounded to a whole one ("67%").
+    fraction: bool = False
 
     def readings(self) -> tuple[float, ...]:
         """The value, and the other reading where there is one."""
@@ -148,10 +202,16 @@ def _words_value(words: str) -> float | None:
     """The value of number words: "two thousand five hundred" is 2500, "half a million" 5e5."""
     total, current, factor = 0.0, 0.0, 1.0
     for w in re.split(r"[\s-]+", words.lower()):
-        if w in ("and", "a", "an"):  # "one hundred and fifty", "a million"
+        if w in ("and", "a", "an", "of"):  # "one hundred and fifty", "a million"
             continue
-        if w == "half":  # "half a million"
-            factor = 0.5
+        if w in ("quarter", "quarters"):  # "three quarters of a million"
+            factor, current = max(current, 1) / 4, 0.0
+            continue
+        if w == "half":
+            if current or total:  # "two and a half (million)"
+                current += 0.5
+            else:  # "half a million"
+                factor = 0.5
             continue
         scale = _SCALE_WORDS.get(w)
         if scale is not None:
@@ -186,7 +246,10 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
     """
     out: list[Number] = []
     date_spans = [d.span for d in find_dates(text)] if skip_years else []
-    times = []
+    # read whole before the numbers inside them: ages, fractions, scientific notation
+    special = [*_age_decades(text), *_fractions(text), *_scientific(text)]
+    out.extend(special)
+    times = [n.span for n in special]
     for t in _TIME.finditer(text):
         hour, minute = int(t.group("h") or t.group("h2")), int(t.group("min") or 0)
         half = (t.group("ap") or t.group("ap2") or "").lower()
@@ -204,6 +267,8 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
     for m in _NUM.finditer(text):
         raw = m.group("num")
         value = float(re.sub(r"[,\s]", "", raw))
+        if m.group("frac"):
+            value += _MIXED.get(m.group("frac"), 0.5)
         given = m.group("scale") or ""
         scale = given.lower()
         alternative = None
@@ -222,26 +287,108 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
         if skip_years and any(ds <= s and e <= de for ds, de in date_spans):
             continue
         if any(ts < e and s < te for ts, te in times):
-            continue  # part of a clock time, read whole above
+            continue  # part of a clock time or of a value above, read whole
         if skip_years and not scale and not m.group("cur") and not m.group("pct") and \
-                not m.group("sign") and _YEAR.fullmatch(raw):
+                not m.group("sign") and _YEAR.fullmatch(raw) and not m.group("frac"):
             continue
         out.append(Number(value, m.group(0).strip(), (s, e), bool(m.group("pct")),
-                          m.group("cur"), alternative))
+                          m.group("cur") or _currency_word(text, m.start("num"), e),
+                          alternative))
     for m in _WORDNUM.finditer(text):
         v = _words_value(m.group("w"))
         if v is None:
             continue
         if skip_years and any(ds <= m.start() and m.end() <= de for ds, de in date_spans):
             continue  # "nineteen" of "the nineteen nineties"
+        if any(ts < m.end() and m.start() < te for ts, te in times):
+            continue  # "two" of "two thirds"
         if v == 1 and m.group("w").lower() == "one":
             continue  # "one" is mostly a pronoun
-        out.append(Number(v, m.group(0), m.span(), bool(m.group("pct"))))
+        out.append(Number(v, m.group(0), m.span(), bool(m.group("pct")),
+                          _currency_word(text, m.start(), m.end())))
     out.sort(key=lambda n: n.span)
     for k in range(len(out) - 1, 0, -1):  # "10-20%": both ends are percents
         a, b = out[k - 1], out[k]
         if b.percent and not a.percent and _RANGE_JOIN.fullmatch(text, a.span[1], b.span[0]):
             out[k - 1] = replace(a, percent=True)
+    return out
+
+
+def _currency_word(text: str, start: int, end: int) -> str | None:
+    """The sign of the currency a word or code names around a number, else ``None``.
+
+    The code right before ``start`` ("USD 5") or the word right after ``end`` ("5 million
+    euros").
+    """
+    m = _CURRENCY_AFTER.match(text, end) or _CURRENCY_BEFORE.search(text, max(0, start - 5),
+                                                                     start)
+    if m is None:
+        return None
+    return next(sign for key, sign in _CURRENCY_SIGNS.items() if m.group(key))
+
+
+def money_text(text: str, n: Number) -> str:
+    """``n``'s text with the currency word or code around it ("5 million euros", "USD 40")."""
+    if not n.currency:
+        return n.text
+    after = _CURRENCY_AFTER.match(text, n.span[1])
+    if after:
+        return text[n.span[0]: after.end()]
+    before = _CURRENCY_BEFORE.search(text, max(0, n.span[0] - 5), n.span[0])
+    return text[before.start(): n.span[1]] if before else n.text
+
+
+def _age_decades(text: str) -> list[Number]:
+    """Ages as decades of life: "in her 30s" is 30 to 39, "his early twenties" 20 to 24."""
+    out = []
+    for m in _AGE_DECADE.finditer(text):
+        if m.group("d"):
+            base = 10 * int(m.group("d"))
+        else:
+            word = m.group("w").lower()
+            base = 10 if word == "teens" else _DECADE_WORDS[word]
+        low, high = _DECADE_PART[m.group("part") and m.group("part").lower()]
+        if base == 10:  # the teens are 13 to 19
+            low, high = max(low, 3), high
+        start = m.start("part") if m.group("part") else m.start("d") if m.group("d") \
+            else m.start("w")
+        out.append(Number(float(base + low), text[start: m.end()], (start, m.end()),
+                          high=float(base + high)))
+    return out
+
+
+def _fractions(text: str) -> list[Number]:
+    """Fractions of a whole as percents: "two thirds" is 66.67 %, "half of" 50 %."""
+    out = []
+    for m in _FRACTION.finditer(text):
+        if m.group("a"):
+            num, den = int(m.group("a")), int(m.group("b"))
+            if not 0 < num < den:
+                continue
+        elif m.group("half"):
+            num, den = 1, 2
+        else:
+            word = (m.group("n") or m.group("n1") or m.group("n2")).lower()
+            num = _FRACTION_NUMERATORS[word]
+            den_word = (m.group("dp") or m.group("d1") or m.group("d2")).lower()
+            den = _DENOMINATORS[den_word.removesuffix("s") if den_word != "halves"
+                                else den_word]
+            if num >= den:
+                continue  # "three halves"
+        out.append(Number(100 * num / den, m.group(0), m.span(), percent=True, fraction=True))
+    return out
+
+
+def _scientific(text: str) -> list[Number]:
+    """Numbers in scientific notation: "1.2e6", "1.2 × 10^6", "10⁹"."""
+    out = []
+    for m in _SCI.finditer(text):
+        power = m.group("e") or m.group("e2") or m.group("e3")
+        if power is None:
+            continue
+        power = power.translate(_SUPERSCRIPT).replace("\u2212", "-")
+        mantissa = float(m.group("m") or m.group("me") or 1)
+        out.append(Number(mantissa * 10.0 ** int(power), m.group(0), m.span()))
     return out
 
 
@@ -389,14 +536,35 @@ def find_ordinals(text: str) -> list[Number]:
     in a claim, "first" or "second" is seldom a checkable value, and the check compares a
     claim's ordinal only with the evidence's ordinals in the same context.
 
+    Digits with a suffix ("3rd") are ordinals too, except a century's ("the 21st century", a
+    date) and a day's next to a month ("July 4th"); a fraction's word ("a third of") is none.
+
     Example:
         >>> [n.value for n in find_ordinals("The second season aired first in 2007.")]
         [2.0, 1.0]
         >>> [n.value for n in find_ordinals("the twenty-first century")]
         [21.0]
+        >>> [n.text for n in find_ordinals("His 3rd album sold a third of the 2nd's copies.")]
+        ['3rd', '2nd']
     """
-    return [Number(float(_ordinal_value(m)), m.group(0), m.span())
-            for m in _ORDINAL.finditer(text)]
+    fractions = [n.span for n in _fractions(text)]
+    centuries = [m.span() for m in _CENTURY.finditer(text)]
+    out = [Number(float(_ordinal_value(m)), m.group(0), m.span())
+           for m in _ORDINAL.finditer(text)
+           if not any(s <= m.start() and m.end() <= e for s, e in fractions)]
+    for m in _DIGIT_ORDINAL.finditer(text):
+        if any(s <= m.start() and m.end() <= e for s, e in centuries) or \
+                _NEXT_TO_MONTH.search(text[max(0, m.start() - 12): m.start()]) or \
+                _MONTH_AFTER.match(text, m.end()):
+            continue
+        out.append(Number(float(m.group("n")), m.group(0), m.span()))
+    return sorted(out, key=lambda n: n.span)
+
+
+#: An ordinal in digits: "3rd", "21st", "4th".
+_DIGIT_ORDINAL = re.compile(r"(?<![\w.,])(?P<n>\d{1,3})(?:st|nd|rd|th)\b", re.I)
+_NEXT_TO_MONTH = re.compile(rf"\b(?:{_MONTH_RE})\.?\s+$", re.I)
+_MONTH_AFTER = re.compile(rf"\s+(?:of\s+)?(?:{_MONTH_RE})\b", re.I)
 
 
 def _ordinal_value(m: re.Match[str]) -> int:
@@ -486,7 +654,7 @@ _NOT_NAME_WORDS = SENTENCE_WORDS | {
 #: Words that open ordinary sentences on their own ("Several people came", "Two films were
 #: made", "Nearly 500 came"): a name only with more capitalised words ("Most Haunted").
 _OPENERS = _NOT_NAME_WORDS | {
-    "Many", "Most", "Several", "All", "Both", "Few", "Fewer", "More", "Less", "No", "Not",
+    "Many", "Most", "Half", "Several", "All", "Both", "Few", "Fewer", "More", "Less", "No", "Not",
     "Neither", "Either", "Another", "Other", "Such", "Much", "Very", "Once", "Later",
     "Earlier", "Today", "Yesterday", "Currently", "Originally", "Initially", "Eventually",
     "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Eleven",
@@ -556,7 +724,8 @@ def part_of_name(text: str, n: Number) -> bool:
     A bare integer right after a capitalised word ("Pitch Perfect 2", "Apollo 11"; not a
     sentence-initial function word or a month) or in a title's qualifier ("Game of Thrones
     (season 7)", :func:`in_title_qualifier`), or a capitalised number word inside a
-    sentence ("the Hundred Years' War").
+    sentence ("the Hundred Years' War"), or number words with a capitalised word after the
+    first ("Two and a Half Men").
 
     Example:
         >>> [part_of_name(t, find_numbers(t)[0]) for t in ("Pitch Perfect 2 is a film.",
@@ -568,6 +737,8 @@ def part_of_name(text: str, n: Number) -> bool:
         if n.currency or n.percent or not n.text.isdigit():
             return False
         return _in_name_at(text, start)
+    if any(w[:1].isupper() for w in n.text.split()[1:]):
+        return True  # "Two and a Half Men", "One Hundred Years of Solitude"
     before = text[:start].rstrip()
     return n.text[:1].isupper() and bool(before) and before[-1] not in ".!?:;\"“(—-"
 
@@ -633,20 +804,31 @@ def bound_words(text: str, n: Number) -> tuple[Literal["min", "max"], int] | Non
 
 
 def _same_value(n: Number, m: Number) -> bool:
-    """One reading of each agrees; a clock time and a bare number agree on the hour."""
+    """One reading of each agrees.
+
+    A clock time and a bare number agree on the hour; a range ("in her 30s") agrees with a
+    value or a range it overlaps; a fraction ("two thirds", 66.67 %) with a percent that
+    rounds it ("67%").
+    """
     if n.hour is not None and m.hour is None:
         return _close(n.hour, m.value)
     if m.hour is not None and n.hour is None:
         return _close(m.hour, n.value)
+    if n.high is not None or m.high is not None:
+        n_high = n.value if n.high is None else n.high
+        m_high = m.value if m.high is None else m.high
+        return n.value <= m_high and m.value <= n_high
+    if n.fraction != m.fraction:
+        return any(abs(a - b) < 0.5 for a in n.readings() for b in m.readings())
     return any(_close(a, b) for a in n.readings() for b in m.readings())
 
 
 def number_in(n: Number, numbers: list[Number]) -> bool:
     """Whether ``n``'s value is among ``numbers`` (tolerant to float rounding).
 
-    A percent ("5%") is given only by a percent ("5 percent"), and a currency symbol only by
-    the same symbol or none ("$5" is in "5 dollars", not in "€5"); a number without a
-    percent is given by either.
+    A percent ("5%") is given only by a percent ("5 percent", or a fraction: "three
+    quarters"), and a currency only by the same one or none ("$5" is in "5 dollars", not in
+    "€5" nor "5 euros"); a number without a percent is given by either.
 
     Example:
         >>> n = find_numbers("a rate of 5%")[0]
@@ -658,6 +840,22 @@ def number_in(n: Number, numbers: list[Number]) -> bool:
     return any(_same_value(n, m) and (m.percent or not n.percent)
                and not (n.currency and m.currency and n.currency != m.currency)
                for m in numbers)
+
+
+def in_other_currency(n: Number, numbers: list[Number]) -> Number | None:
+    """The first of ``numbers`` with ``n``'s value in another currency, else ``None``.
+
+    "€5 million" and "5 million euros" for "$5 million"; none for a number without a currency.
+
+    Example:
+        >>> n = find_numbers("worth $5 million")[0]
+        >>> in_other_currency(n, find_numbers("worth 5 million euros")).currency
+        '€'
+    """
+    if not n.currency:
+        return None
+    return next((m for m in numbers if m.currency and m.currency != n.currency
+                 and m.percent == n.percent and _same_value(n, m)), None)
 
 
 def date_in(d: Date, dates: list[Date]) -> bool:

@@ -360,9 +360,9 @@ def test_mitigation_metres_stay_metres() -> None:
     # a bound with no unit word counts something unknown
     ("It ships free on orders over $150.", "It costs $450.",
      [("number_not_in_evidence", "$150", None)]),
-    # an ordinal's unit is the word after its suffix: "20th President", not "th"
+    # a digit ordinal is an ordinal, paired by the words around it ("20th President")
     ("He was the 20th President.", "He was the 28th President.",
-     [("value_contradiction", "20", "28")]),
+     [("value_contradiction", "20th", "28th")]),
 ])
 def test_mitigation_formats_of_supported_claims(claim: str, evidence: str, found) -> None:
     assert _found(claim, evidence) == found
@@ -686,3 +686,101 @@ def test_mitigation_removed_clause_takes_its_conjunction(conjunction: str) -> No
     verdicts = [_v(draft, "Paris is big", S, _ev("Paris is big.", "x"), text="Paris is big."),
                 _v(draft, "Rome is old.", U)]
     assert Mitigator("strict").mitigate(draft, verdicts).body == "Paris is big [1]."
+
+
+# 14. values written another way: ages as decades of life, fractions and halves, scientific
+# notation, currencies named by words or codes, ordinals in digits
+@pytest.mark.parametrize(("claim", "evidence", "found"), [
+    ("She was in her 30s when she won.", "She won the prize at age 34.", []),
+    ("She was in her early thirties.", "She was 32 at the time.", []),
+    ("He was in his late teens.", "He was 18 when it began.", []),
+    ("It grew two and a half times.", "It grew 2.5 times.", []),
+    ("About 2.5 million people live there.", "Two and a half million people live there.", []),
+    ("It sold 2½ million copies.", "It sold 2.5 million copies.", []),
+    ("Three quarters of voters agreed.", "75% of voters agreed.", []),
+    ("Two thirds of members voted for it.", "67% of members voted for it.", []),
+    ("3/4 of the cases were mild.", "Three-quarters of the cases were mild.", []),
+    ("Half of the cases were mild.", "50 percent of the cases were mild.", []),
+    ("Over half of the students are local.", "About 55 percent of its students are local.",
+     []),
+    ("A quarter of a million people came.", "250,000 people came.", []),
+    ("The star is 1.2e6 km away.", "The star is 1,200,000 km away.", []),
+    ("The star is 1.2 × 10^6 km away.", "The star is 1,200,000 km away.", []),
+    ("The dose was 3×10⁻⁴ g.", "The dose was 0.0003 g.", []),
+    ("The deal was worth $5 million.", "The deal was worth 5 million USD.", []),
+    ("The deal was worth US$5 million.", "The deal was worth 5 million dollars.", []),
+    ("She finished 3rd in the race.", "She finished third in the race.", []),
+    ("It was his second album.", "It was his 2nd album.", []),
+    # a value that differs is still caught
+    ("She was in her 30s when she won.", "She won the prize at age 52.",
+     [("number_not_in_evidence", "30s", None)]),
+    ("She was in her late 30s.", "She was 31 at the time.",
+     [("number_not_in_evidence", "late 30s", None)]),
+    ("Three quarters of voters agreed.", "60% of voters agreed.",
+     [("number_not_in_evidence", "Three quarters", None)]),
+    ("Less than half of trade goes there.", "About 80 % of trade goes there.",
+     [("number_not_in_evidence", "half", None)]),
+    ("The star is 1.2e6 km away.", "The star is 1,300,000 km away.",
+     [("value_contradiction", "1.2e6", "1,300,000")]),
+    # the same value in another currency is a contradiction the evidence corrects
+    ("The deal was worth $5 million.", "The deal was worth 5 million euros.",
+     [("value_contradiction", "$5 million", "5 million euros")]),
+    ("The deal was worth 5 million dollars.", "The deal was worth €5 million.",
+     [("value_contradiction", "5 million dollars", "€5 million")]),
+    ("It cost USD 40.", "It cost GBP 40.", [("value_contradiction", "USD 40", "GBP 40"),
+                                            ("entity_substitution", "USD", "GBP")]),
+    # an ordinal in digits meets ordinal words in the same context, one finding each
+    ("It was his 2nd album.", "It was his third album.",
+     [("value_contradiction", "2nd", "third")]),
+    ("It was his second album.", "It was his 3rd album.",
+     [("value_contradiction", "second", "3rd")]),
+])
+def test_mitigation_values_of_other_forms(claim: str, evidence: str, found) -> None:
+    assert _found(claim, evidence) == found
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    # not fractions: an ordinal that counts, a half of a period, a year's and a day's numbers
+    ("He won a third term.", []),
+    ("In the second half of 2019 sales rose.", []),
+    ("Open 24/7.", [24, 7]),
+    # a scale after a fraction of it; "and a half" with digits and with words
+    ("three quarters of a million people", [750_000]),
+    ("half a million", [500_000]),
+    ("one and a half hours", [1.5]),
+    ("1 and a half million", [1_500_000]),
+    # "e" with more than one digit before it is a name ("10E8", an antibody), not 1e9
+    ("the antibody 10E8", [10]),
+    ("1e6 users and 5E-3 g", [1_000_000, 0.005]),
+    ("2 x 4 metres", [2, 4]),
+    # teens are 13 to 19; an age needs a possessive ("temperatures in the 30s" is a date)
+    ("in her teens", [13]),
+    ("temperatures in the 30s", []),
+])
+def test_mitigation_numbers_of_other_forms(text: str, values: list[float]) -> None:
+    assert [n.value for n in find_numbers(text)] == pytest.approx(values)
+
+
+def test_mitigation_number_forms_carry_their_kind() -> None:
+    (age,) = find_numbers("in their mid-20s")
+    assert (age.value, age.high, age.text) == (23, 27, "mid-20s")
+    (frac,) = find_numbers("two-thirds of them")
+    assert frac.percent and frac.fraction and frac.value == pytest.approx(200 / 3)
+    assert [n.currency for n in find_numbers("5 million euros, USD 3, ¥500, 7 pounds")] == [
+        "€", "$", "¥", None]  # "pounds" alone may weigh
+
+
+@pytest.mark.parametrize(("draft", "evidence", "body"), [
+    ("The deal was worth $5 million.", "The deal was worth 5 million euros.",
+     "The deal was worth 5 million euros [1]."),
+    ("It was his 2nd album.", "It was his third album.", "It was his third album [1]."),
+])
+def test_mitigation_corrects_currency_and_digit_ordinal(draft: str, evidence: str,
+                                                        body: str) -> None:
+    assert Mitigator().mitigate(draft, [_v(draft, draft, C, _ev(evidence))]).body == body
+
+
+def test_mitigation_number_words_with_capitals_are_a_name() -> None:
+    # "Two and a Half Men": a title's number, missing, is MEDIUM like a missing name
+    found = NumberCheck().run("Two and a Half Men starred Jon Cryer.", ["Jon Cryer acted."])
+    assert [(f.value, f.severity.value) for f in found] == [("Two and a Half", "MEDIUM")]

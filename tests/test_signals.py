@@ -119,3 +119,11 @@ def test_uncertainty_leaves_out_empty_samples(caplog: pytest.LogCaptureFixture) 
     f = UncertaintyDetector(Gen([]), nli, samples=2).features(  # a generator that gave none
         Generation("Paris is big."), claim, prompt="q")
     assert math.isnan(f[0]["unc.self_consistency"]) and nli.calls == 0
+
+
+def test_entity_coverage_ignores_accents_and_apostrophe_shapes() -> None:
+    def coverage(claim: str, evidence: str) -> float:
+        return alignment_features(claim, [Evidence(evidence, "d")])["align.entity_coverage"]
+
+    assert coverage("Sao Paulo hosts O’Brien.", "São Paulo hosts O'Brien.") == 1.0
+    assert coverage("Sao Paulo hosts O’Brien.", "Rio hosts Smith.") == 0.0

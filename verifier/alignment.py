@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from verifier.checking import is_int
-from verifier.text import sentence_spans
+from verifier.text import fold, sentence_spans
 from verifier.types import Evidence
 
 FEATURES: tuple[str, ...] = (
@@ -121,9 +121,9 @@ def alignment_features(claim: str, evidence: Sequence[Evidence], *,
     if cosines is not None and len(cosines):
         f["align.cosine"] = float(max(cosines))
     names = find_names(claim)
-    if names:
-        low = joined.lower()
-        f["align.entity_coverage"] = sum(n.lower() in low for n in names) / len(names)
+    if names:  # "São Paulo" holds "Sao Paulo", "O’Brien" "O'Brien"
+        low = fold(joined)
+        f["align.entity_coverage"] = sum(fold(n) in low for n in names) / len(names)
     if n := len(find_numbers(claim)):
         res = NumberCheck().run(claim, texts)
         f["align.number_coverage"] = max(0.0, 1.0 - len(res) / n)

@@ -31,6 +31,20 @@ def is_blank(text: str) -> bool:
 _CSV_FIELD = re.compile(r'"(?P<body>(?:[^"]|"")*)"(?P<tail>\.?)')
 
 
+_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "`": "'"})
+
+
+def fold(text: str) -> str:
+    """Lower case without accents, with straight apostrophes, for comparing names.
+
+    Example:
+        >>> fold("Larraín"), fold("O’Brien")
+        ('larrain', "o'brien")
+    """
+    return "".join(c for c in unicodedata.normalize("NFKD", text.lower())
+                   if not unicodedata.combining(c)).translate(_APOSTROPHES)
+
+
 def csv_unescaped(text: str) -> str:
     """``text`` without its CSV escaping when it is a whole escaped field, else unchanged.
 
