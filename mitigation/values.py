@@ -132,7 +132,7 @@ _DATE_MDY = re.compile(rf"\b(?P<m>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|
                        rf"(?P<y>\d{{4}})\b", re.I)
 #: A decade in two digits after "the" ("the 90s", "the early '80s") or an apostrophe ("'90s
 #: music"): "the 00s" and "the 10s" are this century's, the others the last one's. "In her 30s"
-#: is an age, not read.
+#: is an age, no date (:data:`_AGE_DECADE`).
 _SHORT_DECADE = re.compile(r"\bthe\s+(?:(?:early|mid|late)[\s-]+)?['’]?(?P<d>\d)0['’]?s\b"
                            r"|(?<![\w'’])['’](?P<d2>\d)0['’]?s\b", re.I)
 _DATE_ISO = re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b")
@@ -148,6 +148,11 @@ _YEAR_OR_DECADE = re.compile(r"\b(?P<y>1[0-9]\d\d|20\d\d)(?P<dec>['’]?s)?\b")
 _ORDINAL_WORDS = (r"(?:(?P<tens>" + _TENS + r")(?=" + _ORDINAL_TAIL + r")[\s-])?"
                   r"(?P<unit>" + "|".join(_ORDINALS) + r")")
 _ORDINAL = re.compile(r"\b" + _ORDINAL_WORDS + r"\b", re.I)
+#: An ordinal in digits ("3rd", "21st", "4th"), and a month next to one ("July 4th", "4th of
+#: July": a day, no ordinal).
+_DIGIT_ORDINAL = re.compile(r"(?<![\w.,])(?P<n>\d{1,3})(?:st|nd|rd|th)\b", re.I)
+_NEXT_TO_MONTH = re.compile(rf"\b(?:{_MONTH_RE})\.?\s+$", re.I)
+_MONTH_AFTER = re.compile(rf"\s+(?:of\s+)?(?:{_MONTH_RE})\b", re.I)
 #: A century: "the 20th century", "nineteenth-century", "the twenty-first century" (not
 #: one "BC" or "BCE", whose years count down; "Century" capitalised is a name's).
 _CENTURY = re.compile(r"\b(?:(?P<n>\d{1,2})(?:st|nd|rd|th)|" + _ORDINAL_WORDS
@@ -247,15 +252,14 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
     out: list[Number] = []
     date_spans = [d.span for d in find_dates(text)] if skip_years else []
     # read whole before the numbers inside them: ages, fractions, scientific notation
-    special = [*_age_decades(text), *_fractions(text), *_scientific(text)]
-    out.extend(special)
-    times = [n.span for n in special]
+    out.extend([*_age_decades(text), *_fractions(text), *_scientific(text)])
+    taken = [n.span for n in out]  # values read whole; numbers inside them are not read
     for t in _TIME.finditer(text):
         hour, minute = int(t.group("h") or t.group("h2")), int(t.group("min") or 0)
         half = (t.group("ap") or t.group("ap2") or "").lower()
         if hour > 24 or minute > 59 or (half and not 1 <= hour <= 12):
             continue  # no clock time: its numbers are read one by one
-        times.append(t.span())
+        taken.append(t.span())
         if half:
             value, alternative = (hour % 12 + (12 if half == "p" else 0)) * 60 + minute, None
         elif 1 <= hour <= 12:  # "4:00": morning or afternoon
@@ -286,7 +290,7 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
         s, e = m.span()
         if skip_years and any(ds <= s and e <= de for ds, de in date_spans):
             continue
-        if any(ts < e and s < te for ts, te in times):
+        if any(ts < e and s < te for ts, te in taken):
             continue  # part of a clock time or of a value above, read whole
         if skip_years and not scale and not m.group("cur") and not m.group("pct") and \
                 not m.group("sign") and _YEAR.fullmatch(raw) and not m.group("frac"):
@@ -300,7 +304,7 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
             continue
         if skip_years and any(ds <= m.start() and m.end() <= de for ds, de in date_spans):
             continue  # "nineteen" of "the nineteen nineties"
-        if any(ts < m.end() and m.start() < te for ts, te in times):
+        if any(ts < m.end() and m.start() < te for ts, te in taken):
             continue  # "two" of "two thirds"
         if v == 1 and m.group("w").lower() == "one":
             continue  # "one" is mostly a pronoun
@@ -314,28 +318,25 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
     return out
 
 
-def _currency_word(text: str, start: int, end: int) -> str | None:
-    """The sign of the currency a word or code names around a number, else ``None``.
+def _currency_match(text: str, start: int, end: int) -> re.Match[str] | None:
+    """The currency around a number: a word after ``end`` or a code before ``start``.
 
-    The code right before ``start`` ("USD 5") or the word right after ``end`` ("5 million
-    euros").
+    "5 million euros", "USD 5".
     """
-    m = _CURRENCY_AFTER.match(text, end) or _CURRENCY_BEFORE.search(text, max(0, start - 5),
-                                                                     start)
-    if m is None:
-        return None
-    return next(sign for key, sign in _CURRENCY_SIGNS.items() if m.group(key))
+    return _CURRENCY_AFTER.match(text, end) or _CURRENCY_BEFORE.search(
+        text, max(0, start - 5), start)
+
+
+def _currency_word(text: str, start: int, end: int) -> str | None:
+    """The sign of the currency a word or code names around a number, else ``None``."""
+    m = _currency_match(text, start, end)
+    return next(sign for key, sign in _CURRENCY_SIGNS.items() if m.group(key)) if m else None
 
 
 def money_text(text: str, n: Number) -> str:
     """``n``'s text with the currency word or code around it ("5 million euros", "USD 40")."""
-    if not n.currency:
-        return n.text
-    after = _CURRENCY_AFTER.match(text, n.span[1])
-    if after:
-        return text[n.span[0]: after.end()]
-    before = _CURRENCY_BEFORE.search(text, max(0, n.span[0] - 5), n.span[0])
-    return text[before.start(): n.span[1]] if before else n.text
+    m = _currency_match(text, *n.span) if n.currency else None
+    return text[min(m.start(), n.span[0]): max(m.end(), n.span[1])] if m else n.text
 
 
 def _age_decades(text: str) -> list[Number]:
@@ -349,7 +350,7 @@ def _age_decades(text: str) -> list[Number]:
             base = 10 if word == "teens" else _DECADE_WORDS[word]
         low, high = _DECADE_PART[m.group("part") and m.group("part").lower()]
         if base == 10:  # the teens are 13 to 19
-            low, high = max(low, 3), high
+            low = max(low, 3)
         start = m.start("part") if m.group("part") else m.start("d") if m.group("d") \
             else m.start("w")
         out.append(Number(float(base + low), text[start: m.end()], (start, m.end()),
@@ -560,11 +561,6 @@ def find_ordinals(text: str) -> list[Number]:
         out.append(Number(float(m.group("n")), m.group(0), m.span()))
     return sorted(out, key=lambda n: n.span)
 
-
-#: An ordinal in digits: "3rd", "21st", "4th".
-_DIGIT_ORDINAL = re.compile(r"(?<![\w.,])(?P<n>\d{1,3})(?:st|nd|rd|th)\b", re.I)
-_NEXT_TO_MONTH = re.compile(rf"\b(?:{_MONTH_RE})\.?\s+$", re.I)
-_MONTH_AFTER = re.compile(rf"\s+(?:of\s+)?(?:{_MONTH_RE})\b", re.I)
 
 
 def _ordinal_value(m: re.Match[str]) -> int:
