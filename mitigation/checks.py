@@ -30,10 +30,12 @@ from mitigation.values import (
     find_ordinals,
     find_quotes,
     in_other_currency,
+    in_unit_of,
     money_text,
     number_bound,
     number_in,
     part_of_name,
+    unit_span,
     year_in_name,
 )
 from verifier.text import fold
@@ -223,7 +225,8 @@ def _bound_met(n: Number, bound: Literal["min", "max"] | None, unit: str | None,
     The same kind: both percents or neither, no two different currency symbols, and the
     same unit word after each (a bound with none, "orders over $150", is left alone: what it
     counts is unknown; but a percent's kind is known: "over half of" is met by "55 percent
-    of"); and only within ten times the bound (a bound rounds a value: "over
+    of") or units of one dimension ("over 5 km" is met by "5,400 m", compared in the
+    claim's unit); and only within ten times the bound (a bound rounds a value: "over
     4.5 million copies" is given by "4.7 million copies"). An evidence number that is a
     bound itself meets nothing: "gatherings over 15 people" is not given by "gatherings over
     250 people", a threshold of another value. ``found``: each evidence text with its
@@ -237,12 +240,15 @@ def _bound_met(n: Number, bound: Literal["min", "max"] | None, unit: str | None,
                                           n.currency != m.currency) \
                     or number_bound(text, m) is not None:
                 continue
+            value = m.value
             if _unit_after(text, m.span[1]) != unit:
-                continue
+                value = in_unit_of(m, n)  # "over 5 km" is met by "5,400 m"
+                if value is None:
+                    continue
             # the claim's bound rounds the evidence's value: "over 4.5 million" for 4.7
             # million, not "over 1,600" for 1.6 million (nor "over £100" for £100,000)
             low, high = (n.value, 10 * n.value) if bound == "min" else (n.value / 10, n.value)
-            if low <= m.value <= high:
+            if low <= value <= high:
                 return True
     return False
 
@@ -436,7 +442,8 @@ class EntityCheck:
     against "directed by Gordon Chan"), the finding is an ``entity_substitution`` naming it
     (:func:`_substitute`).
 
-    Dates are the date check's: a month name, or a weekday next to a date, is no entity ("3
+    A unit after a number ("100 degrees Fahrenheit") is the number check's. Dates are the
+    date check's: a month name, or a weekday next to a date, is no entity ("3
     March 2019" and "Monday, 3 June 2019" are in "2019-03-03" and "2019-06-03"); a weekday on
     its own ("on Monday") is checked as a name. A month standing alone ("in March") is found
     in an evidence date of that month, too. "May" and "Sun", also names, are read as dates
@@ -449,7 +456,9 @@ class EntityCheck:
         """Flag names missing from the evidence (case-insensitive, word by word)."""
         ev = fold(" ".join(evidence))
         dates = [d.span for d in find_dates(claim)]
-        for a, b in dates:  # the date check compares them
+        units = [s for n in find_numbers(claim)  # not "Years" of "the Hundred Years' War"
+                 if not part_of_name(claim, n) and (s := unit_span(claim, n))]
+        for a, b in dates + units:  # the date and number checks compare them
             claim = claim[:a] + " " * (b - a) + claim[b:]
         ev_months: set[int] | None = None
         out = []

@@ -193,6 +193,9 @@ class Number:
     #: A fraction of a whole ("two thirds", "half of"), given as a percent (``value`` 66.67,
     #: ``percent`` true): it agrees with a percent rounded to a whole one ("67%").
     fraction: bool = False
+    #: The unit of measure written after it, a key of the units table: "km" for "5 km",
+    #: "5-km" and "five kilometres" (``None``: no unit, or a word that is none).
+    unit: str | None = None
 
     def readings(self) -> tuple[float, ...]:
         """The value, and the other reading where there is one."""
@@ -315,7 +318,7 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
         a, b = out[k - 1], out[k]
         if b.percent and not a.percent and _RANGE_JOIN.fullmatch(text, a.span[1], b.span[0]):
             out[k - 1] = replace(a, percent=True)
-    return out
+    return [replace(n, unit=unit) if (unit := _unit_of(text, n)) else n for n in out]
 
 
 def _currency_match(text: str, start: int, end: int) -> re.Match[str] | None:
@@ -337,6 +340,152 @@ def money_text(text: str, n: Number) -> str:
     """``n``'s text with the currency word or code around it ("5 million euros", "USD 40")."""
     m = _currency_match(text, *n.span) if n.currency else None
     return text[min(m.start(), n.span[0]): max(m.end(), n.span[1])] if m else n.text
+
+
+#: Units of measure: key -> (dimension, factor to the dimension's base unit, offset added
+#: after the factor). Base units: metre, square metre, kilogram, litre, metre a second,
+#: kelvin, second.
+_UNITS: dict[str, tuple[str, float, float]] = {
+    "mm": ("length", 1e-3, 0.0), "cm": ("length", 1e-2, 0.0), "m": ("length", 1.0, 0.0),
+    "km": ("length", 1e3, 0.0), "inch": ("length", 0.0254, 0.0), "ft": ("length", 0.3048, 0.0),
+    "yd": ("length", 0.9144, 0.0), "mi": ("length", 1609.344, 0.0),
+    "m²": ("area", 1.0, 0.0), "km²": ("area", 1e6, 0.0), "mi²": ("area", 2_589_988.110336, 0.0),
+    "ft²": ("area", 0.09290304, 0.0), "ha": ("area", 1e4, 0.0), "acre": ("area", 4046.8564224, 0.0),
+    "mg": ("mass", 1e-6, 0.0), "g": ("mass", 1e-3, 0.0), "kg": ("mass", 1.0, 0.0),
+    "tonne": ("mass", 1e3, 0.0), "lb": ("mass", 0.45359237, 0.0),
+    "oz": ("mass", 0.028349523125, 0.0),
+    "ml": ("volume", 1e-3, 0.0), "l": ("volume", 1.0, 0.0),
+    "km/h": ("speed", 1 / 3.6, 0.0), "mph": ("speed", 0.44704, 0.0),
+    "m/s": ("speed", 1.0, 0.0), "knot": ("speed", 1852 / 3600, 0.0),
+    "°C": ("temperature", 1.0, 273.15), "°F": ("temperature", 5 / 9, 273.15 - 160 / 9),
+    "K": ("temperature", 1.0, 0.0),
+    "s": ("time", 1.0, 0.0), "min": ("time", 60.0, 0.0), "h": ("time", 3600.0, 0.0),
+    "day": ("time", 86_400.0, 0.0), "week": ("time", 604_800.0, 0.0),
+    # months and years as the Gregorian calendar's average: "18 months" is "1.5 years"
+    "month": ("time", 2_629_746.0, 0.0), "year": ("time", 31_556_952.0, 0.0),
+}
+#: Unit words (read in any case, singular or plural) -> unit key.
+_UNIT_WORDS: dict[str, str] = {
+    "millimetre": "mm", "millimeter": "mm", "centimetre": "cm", "centimeter": "cm",
+    "metre": "m", "meter": "m", "kilometre": "km", "kilometer": "km", "inch": "inch",
+    "foot": "ft", "yard": "yd", "mile": "mi", "square metre": "m²", "square meter": "m²",
+    "square kilometre": "km²", "square kilometer": "km²", "square mile": "mi²",
+    "square foot": "ft²", "hectare": "ha", "acre": "acre", "milligram": "mg",
+    "milligramme": "mg", "gram": "g", "gramme": "g", "kilogram": "kg", "kilogramme": "kg",
+    "kilo": "kg", "tonne": "tonne", "metric ton": "tonne", "pound": "lb", "ounce": "oz",
+    "millilitre": "ml", "milliliter": "ml", "litre": "l", "liter": "l",
+    "kilometre per hour": "km/h", "kilometer per hour": "km/h", "mile per hour": "mph",
+    "metre per second": "m/s", "meter per second": "m/s", "knot": "knot",
+    "degree celsius": "°C", "degree centigrade": "°C", "degree fahrenheit": "°F",
+    "kelvin": "K", "second": "s", "minute": "min", "hour": "h", "day": "day", "week": "week",
+    "month": "month", "year": "year",
+}
+#: Unit symbols (read only as written: "5 G" is no gram) -> unit key. Left out as ambiguous:
+#: "in" (inches), "t", "l", "h", "s", "ton" (short or long), "gallon" (US or imperial).
+_UNIT_SYMBOLS: dict[str, str] = {
+    "mm": "mm", "cm": "cm", "km": "km", "kms": "km", "ft": "ft", "yd": "yd", "yds": "yd",
+    "mi": "mi", "m²": "m²", "m2": "m²", "sq m": "m²", "km²": "km²", "km2": "km²",
+    "sq km": "km²", "sq mi": "mi²", "mi²": "mi²", "sq ft": "ft²", "ft²": "ft²", "ha": "ha",
+    "mg": "mg", "g": "g", "kg": "kg", "kgs": "kg", "lb": "lb", "lbs": "lb", "oz": "oz",
+    "ml": "ml", "mL": "ml", "km/h": "km/h", "kph": "km/h", "kmh": "km/h", "mph": "mph",
+    "m/s": "m/s", "kn": "knot", "°C": "°C", "° C": "°C", "ºC": "°C", "°F": "°F", "° F": "°F",
+    "ºF": "°F", "sec": "s", "secs": "s", "min": "min", "mins": "min", "hr": "h", "hrs": "h",
+}
+
+
+def _plural(words: str) -> str:
+    """The plural of a unit word: "feet", "inches", "degrees celsius", "miles per hour"."""
+    if words.startswith("degree "):
+        return "degrees " + words[7:]
+    head, per, tail = words.partition(" per ")
+    last = head.rsplit(" ", 1)[-1]
+    plural = {"foot": "feet", "inch": "inches", "kelvin": "kelvin"}.get(last, last + "s")
+    return head[: len(head) - len(last)] + plural + per + tail
+
+
+_UNIT_FORMS = {**_UNIT_WORDS, **{_plural(w): k for w, k in _UNIT_WORDS.items()}}
+#: A unit right after a number ("5 km", "5-km", "5km", "300 metres", "212 °F").
+_UNIT_AFTER = re.compile(
+    r"[\s\u00a0-]?(?:(?P<sym>" + "|".join(re.escape(s) for s in sorted(
+        _UNIT_SYMBOLS, key=len, reverse=True))
+    + r")|(?i:(?P<word>" + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(
+        _UNIT_FORMS, key=len, reverse=True)) + r")))(?![\w²³/])")
+#: The digits of a number as written, and their decimals.
+_WRITTEN_DIGITS = re.compile(r"\d+(?:[,\u00a0\u202f ]\d{3})*(?:\.(?P<dec>\d+))?")
+
+
+def _unit_of(text: str, n: Number) -> str | None:
+    """The key of the unit written right after ``n`` in ``text``, else ``None``.
+
+    "1.5m" and "5,000 m" read their "m" as metres (millions stay the other reading). A
+    percent, a currency, a clock time, a range or a fraction has no unit.
+    """
+    if n.percent or n.currency or n.hour is not None or n.high is not None or n.fraction:
+        return None
+    if n.alternative is not None and n.text[-1:] == "m":
+        return "m"
+    m = _UNIT_AFTER.match(text, n.span[1])
+    if not m:
+        return None
+    if m.group("sym"):
+        return _UNIT_SYMBOLS[m.group("sym")]
+    return _UNIT_FORMS[" ".join(m.group("word").lower().split())]
+
+
+def unit_span(text: str, n: Number) -> tuple[int, int] | None:
+    """Where ``n``'s unit is written after it in ``text`` ("degrees Fahrenheit"), else ``None``."""
+    m = _UNIT_AFTER.match(text, n.span[1]) if n.unit else None
+    return m.span() if m else None
+
+
+def _half_step(n: Number) -> float:
+    """Half the place of ``n``'s last written digit, in ``n``'s unit.
+
+    "12" 0.5, "3.1" 0.05, "1.2 million" 50,000; 0.5 for a number in words.
+    """
+    m = _WRITTEN_DIGITS.search(n.text)
+    if not m:
+        return 0.5
+    raw = float(re.sub(r"[,\s]", "", m.group(0)))
+    step = 0.5 * 10.0 ** -len(m.group("dec") or "")
+    return step * abs(n.value) / raw if raw else step
+
+
+def in_unit_of(m: Number, n: Number) -> float | None:
+    """``m``'s value in ``n``'s unit, or ``None`` unless both have units of one dimension.
+
+    Example:
+        >>> round(in_unit_of(find_numbers("212 °F")[0], find_numbers("100 °C")[0]), 6)
+        100.0
+    """
+    if n.unit is None or m.unit is None:
+        return None
+    dim_n, f_n, o_n = _UNITS[n.unit]
+    dim_m, f_m, o_m = _UNITS[m.unit]
+    return (m.value * f_m + o_m - o_n) / f_n if dim_n == dim_m else None
+
+
+def same_measure(n: Number, m: Number) -> bool | None:
+    """Whether two numbers with units of one dimension give the same quantity.
+
+    ``None`` when either has no unit or their units measure different things. The values
+    agree within what the less precise of them rounds ("12 miles" is 19.3 km: "20 km"
+    agrees, "22 km" does not) or within 0.5 %.
+
+    Example:
+        >>> km = find_numbers("5 km")[0]
+        >>> same_measure(km, find_numbers("a 5,000 m run")[0])
+        True
+        >>> same_measure(km, find_numbers("5 miles")[0])
+        False
+    """
+    converted = in_unit_of(m, n)
+    if converted is None:
+        return None
+    f_n, f_m = _UNITS[n.unit][1], _UNITS[m.unit][1]  # type: ignore[index]
+    tolerance = max(_half_step(n), _half_step(m) * f_m / f_n,
+                    0.005 * max(abs(n.value), abs(m.value) * f_m / f_n))
+    return abs(n.value - converted) <= tolerance
 
 
 def _age_decades(text: str) -> list[Number]:
@@ -802,10 +951,13 @@ def bound_words(text: str, n: Number) -> tuple[Literal["min", "max"], int] | Non
 def _same_value(n: Number, m: Number) -> bool:
     """One reading of each agrees.
 
-    A clock time and a bare number agree on the hour; a range ("in her 30s") agrees with a
-    value or a range it overlaps; a fraction ("two thirds", 66.67 %) with a percent that
-    rounds it ("67%").
+    Numbers with different units agree when they measure the same quantity ("5 km" and
+    "5,000 m": :func:`same_measure`); a clock time and a bare number agree on the hour; a
+    range ("in her 30s") agrees with a value or a range it overlaps; a fraction ("two
+    thirds", 66.67 %) with a percent that rounds it ("67%").
     """
+    if n.unit and m.unit and n.unit != m.unit:  # "5 km" and "5,000 m", not "5 miles"
+        return bool(same_measure(n, m))
     if n.hour is not None and m.hour is None:
         return _close(n.hour, m.value)
     if m.hour is not None and n.hour is None:

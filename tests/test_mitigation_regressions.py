@@ -784,3 +784,61 @@ def test_mitigation_number_words_with_capitals_are_a_name() -> None:
     # "Two and a Half Men": a title's number, missing, is MEDIUM like a missing name
     found = NumberCheck().run("Two and a Half Men starred Jon Cryer.", ["Jon Cryer acted."])
     assert [(f.value, f.severity.value) for f in found] == [("Two and a Half", "MEDIUM")]
+
+
+# 15. units of measure: a quantity in another unit of the same dimension is the claim's
+# (converted, within what the less precise number rounds); the same digits in another
+# unit are not
+@pytest.mark.parametrize(("claim", "evidence"), [
+    ("The race is 5 km long.", "The race is 5,000 m long."),
+    ("The tower is 1,080 feet tall.", "The tower is 330 metres (1,083 ft) tall."),
+    ("The road is 12 miles long.", "The road is 20 kilometres long."),
+    ("Its top speed is 62 mph.", "Its top speed is 100 km/h."),
+    ("Water boils at 212 °F.", "Water boils at 100 °C."),
+    ("A fever starts at 100.4 degrees Fahrenheit.", "A fever starts at 38 °C."),
+    ("The project took 18 months.", "The project took 1.5 years."),
+    ("The flight took 2 hours.", "The flight took 120 minutes."),
+    ("The lake covers 1.5 million square miles.", "The lake covers 3.9 million km²."),
+    ("The dog weighs 44 pounds.", "The dog weighs 20 kg."),
+    ("The race is over 5 km long.", "The race is 5,400 m long."),
+    ("The race is 5 km long.", "The race is 5 km long."),
+])
+def test_mitigation_quantity_in_another_unit_is_found(claim: str, evidence: str) -> None:
+    assert _found(claim, evidence) == []
+
+
+@pytest.mark.parametrize(("claim", "evidence", "found"), [
+    ("The race is 5 km long.", "The race is 5 miles long.",
+     [("number_not_in_evidence", "5", None)]),
+    ("The road is 22 km long.", "The road is 12 miles long.",
+     [("number_not_in_evidence", "22", None)]),
+    ("The box weighs 5 kg.", "The box is 5 km away.",
+     [("number_not_in_evidence", "5", None)]),
+    ("The race is under 5 km.", "The race is 5,600 m long.",
+     [("number_not_in_evidence", "5", None)]),
+    # the same unit is compared exactly, as before
+    ("The road is 12 km long.", "The road is 12.4 km long.",
+     [("value_contradiction", "12", "12.4")]),
+])
+def test_mitigation_quantity_in_another_unit_differs(claim: str, evidence: str,
+                                                     found) -> None:
+    assert _found(claim, evidence) == found
+
+
+@pytest.mark.parametrize(("text", "units"), [
+    ("a 5-km race, 5km, five kilometres", ["km", "km", "km"]),
+    ("1.5m tall, a 300-metre tower, 6 feet", ["m", "m", "ft"]),
+    ("98.6 degrees Fahrenheit, 37 ºC, 20 miles per hour", ["°F", "°C", "mph"]),
+    # no unit: a currency, a network, a preposition, a word that is none
+    ("5 pounds sterling, the 5 G network, 5 in a row, 5 miners", [None, None, None, None]),
+])
+def test_mitigation_units_are_read(text: str, units: list[str | None]) -> None:
+    assert [n.unit for n in find_numbers(text)] == units
+
+
+def test_mitigation_unit_words_are_no_names_unless_in_one() -> None:
+    # "Fahrenheit" after a number is its unit, the number check's; "Years" of a name's
+    # number stays in the name
+    assert _found("A fever starts at 100.4 degrees Fahrenheit.", "It starts at 38 °C.") == []
+    found = _found("The Hundred Years' War had phases.", "The war had three phases.")
+    assert ("entity_not_in_evidence", "Hundred Years' War", None) in found
