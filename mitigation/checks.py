@@ -147,8 +147,9 @@ class NumberCheck:
                                    f"the claim says {said}, the evidence {other}",
                                    f"use the evidence's value: {other}", said, other))
                 continue
-            given = [m for e, ns in found for m in ns
-                     if unit and _unit_after(e, m.span[1]) == unit]
+            given = [m for e, ns in found for m in ns  # the same word, not two units
+                     if unit and _unit_after(e, m.span[1]) == unit
+                     and not (m.unit and n.unit and m.unit != n.unit)]
             if (given and quantity_units.count(unit) == 1
                     and all(number_in(m, given[:1]) for m in given)):
                 other = given[0]

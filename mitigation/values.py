@@ -318,7 +318,13 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
         a, b = out[k - 1], out[k]
         if b.percent and not a.percent and _RANGE_JOIN.fullmatch(text, a.span[1], b.span[0]):
             out[k - 1] = replace(a, percent=True)
-    return [replace(n, unit=unit) if (unit := _unit_of(text, n)) else n for n in out]
+    out = [replace(n, unit=unit) if (unit := _unit_of(text, n)) else n for n in out]
+    for k in range(len(out) - 1, 0, -1):  # "5-10 km", "20 to 25 °C": both ends
+        a, b = out[k - 1], out[k]
+        if b.unit and a.unit is None and _may_have_unit(a) \
+                and _RANGE_JOIN.fullmatch(text, a.span[1], b.span[0]):
+            out[k - 1] = replace(a, unit=b.unit)
+    return out
 
 
 def _currency_match(text: str, start: int, end: int) -> re.Match[str] | None:
@@ -351,8 +357,8 @@ _UNITS: dict[str, tuple[str, float, float]] = {
     "yd": ("length", 0.9144, 0.0), "mi": ("length", 1609.344, 0.0),
     "m²": ("area", 1.0, 0.0), "km²": ("area", 1e6, 0.0), "mi²": ("area", 2_589_988.110336, 0.0),
     "ft²": ("area", 0.09290304, 0.0), "ha": ("area", 1e4, 0.0), "acre": ("area", 4046.8564224, 0.0),
-    "mg": ("mass", 1e-6, 0.0), "g": ("mass", 1e-3, 0.0), "kg": ("mass", 1.0, 0.0),
-    "tonne": ("mass", 1e3, 0.0), "lb": ("mass", 0.45359237, 0.0),
+    "µg": ("mass", 1e-9, 0.0), "mg": ("mass", 1e-6, 0.0), "g": ("mass", 1e-3, 0.0),
+    "kg": ("mass", 1.0, 0.0), "tonne": ("mass", 1e3, 0.0), "lb": ("mass", 0.45359237, 0.0),
     "oz": ("mass", 0.028349523125, 0.0),
     "ml": ("volume", 1e-3, 0.0), "l": ("volume", 1.0, 0.0),
     "km/h": ("speed", 1 / 3.6, 0.0), "mph": ("speed", 0.44704, 0.0),
@@ -363,9 +369,11 @@ _UNITS: dict[str, tuple[str, float, float]] = {
     "day": ("time", 86_400.0, 0.0), "week": ("time", 604_800.0, 0.0),
     # months and years as the Gregorian calendar's average: "18 months" is "1.5 years"
     "month": ("time", 2_629_746.0, 0.0), "year": ("time", 31_556_952.0, 0.0),
+    "fortnight": ("time", 1_209_600.0, 0.0), "decade": ("time", 315_569_520.0, 0.0),
+    "century": ("time", 3_155_695_200.0, 0.0),
 }
 #: Unit words (read in any case, singular or plural) -> unit key.
-_UNIT_WORDS: dict[str, str] = {
+_UNIT_NAMES: dict[str, str] = {
     "millimetre": "mm", "millimeter": "mm", "centimetre": "cm", "centimeter": "cm",
     "metre": "m", "meter": "m", "kilometre": "km", "kilometer": "km", "inch": "inch",
     "foot": "ft", "yard": "yd", "mile": "mi", "square metre": "m²", "square meter": "m²",
@@ -378,18 +386,25 @@ _UNIT_WORDS: dict[str, str] = {
     "metre per second": "m/s", "meter per second": "m/s", "knot": "knot",
     "degree celsius": "°C", "degree centigrade": "°C", "degree fahrenheit": "°F",
     "kelvin": "K", "second": "s", "minute": "min", "hour": "h", "day": "day", "week": "week",
-    "month": "month", "year": "year",
+    "month": "month", "year": "year", "fortnight": "fortnight", "decade": "decade",
+    "century": "century", "microgram": "µg",
 }
 #: Unit symbols (read only as written: "5 G" is no gram) -> unit key. Left out as ambiguous:
-#: "in" (inches), "t", "l", "h", "s", "ton" (short or long), "gallon" (US or imperial).
+#: "in" (inches), "t", "l", "h", "s"; "m" is read by :func:`_unit_of` (the number parser
+#: takes it as a scale too). Left out of the words: "ton" (short or long), "gallon" (US or
+#: imperial).
 _UNIT_SYMBOLS: dict[str, str] = {
     "mm": "mm", "cm": "cm", "km": "km", "kms": "km", "ft": "ft", "yd": "yd", "yds": "yd",
     "mi": "mi", "m²": "m²", "m2": "m²", "sq m": "m²", "km²": "km²", "km2": "km²",
     "sq km": "km²", "sq mi": "mi²", "mi²": "mi²", "sq ft": "ft²", "ft²": "ft²", "ha": "ha",
     "mg": "mg", "g": "g", "kg": "kg", "kgs": "kg", "lb": "lb", "lbs": "lb", "oz": "oz",
     "ml": "ml", "mL": "ml", "km/h": "km/h", "kph": "km/h", "kmh": "km/h", "mph": "mph",
-    "m/s": "m/s", "kn": "knot", "°C": "°C", "° C": "°C", "ºC": "°C", "°F": "°F", "° F": "°F",
-    "ºF": "°F", "sec": "s", "secs": "s", "min": "min", "mins": "min", "hr": "h", "hrs": "h",
+    "kn": "knot", "°C": "°C", "° C": "°C", "ºC": "°C", "°F": "°F", "° F": "°F",
+    "ºF": "°F", "º C": "°C", "º F": "°F", "℃": "°C", "℉": "°F", "°c": "°C", "°f": "°F",
+    "deg C": "°C", "deg F": "°F", "sec": "s", "secs": "s", "min": "min", "mins": "min",
+    "hr": "h", "hrs": "h", "sq. m": "m²", "sq. km": "km²", "sq. mi": "mi²", "sq. ft": "ft²",
+    "sq miles": "mi²", "sq mile": "mi²", "sq. miles": "mi²", "mcg": "µg", "µg": "µg",
+    "μg": "µg",
 }
 
 
@@ -399,30 +414,45 @@ def _plural(words: str) -> str:
         return "degrees " + words[7:]
     head, per, tail = words.partition(" per ")
     last = head.rsplit(" ", 1)[-1]
-    plural = {"foot": "feet", "inch": "inches", "kelvin": "kelvin"}.get(last, last + "s")
+    plural = {"foot": "feet", "inch": "inches", "kelvin": "kelvin",
+              "century": "centuries"}.get(last, last + "s")
     return head[: len(head) - len(last)] + plural + per + tail
 
 
-_UNIT_FORMS = {**_UNIT_WORDS, **{_plural(w): k for w, k in _UNIT_WORDS.items()}}
+_UNIT_FORMS = {**_UNIT_NAMES, **{_plural(w): k for w, k in _UNIT_NAMES.items()}}
+#: A rate's time after a unit: "km per hour", "miles an hour" (no length).
+_RATE = r"\s*(?:per|an?)\s+(?:hours?|hr|h|seconds?|sec|s)\b"
 #: A unit right after a number ("5 km", "5-km", "5km", "300 metres", "212 °F").
 _UNIT_AFTER = re.compile(
     r"[\s\u00a0-]?(?:(?P<sym>" + "|".join(re.escape(s) for s in sorted(
         _UNIT_SYMBOLS, key=len, reverse=True))
     + r")|(?i:(?P<word>" + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(
-        _UNIT_FORMS, key=len, reverse=True)) + r")))(?![\w²³/])")
+        _UNIT_FORMS, key=len, reverse=True)) + r")))(?![\w²³/])(?!" + _RATE + ")")
 #: The digits of a number as written, and their decimals.
 _WRITTEN_DIGITS = re.compile(r"\d+(?:[,\u00a0\u202f ]\d{3})*(?:\.(?P<dec>\d+))?")
+
+
+def _may_have_unit(n: Number) -> bool:
+    """A percent, a currency, a clock time, an age decade or a fraction has no unit."""
+    return not (n.percent or n.currency or n.hour is not None or n.high is not None
+                or n.fraction)
 
 
 def _unit_of(text: str, n: Number) -> str | None:
     """The key of the unit written right after ``n`` in ``text``, else ``None``.
 
-    "1.5m" and "5,000 m" read their "m" as metres (millions stay the other reading). A
-    percent, a currency, a clock time, a range or a fraction has no unit.
+    "1.5m" and "5,000 m" read their "m" as metres (millions stay the other reading), "10
+    m/s" as metres a second; "5m tonnes" and "2.5m years" are millions of the unit after
+    them (no unit is read). A length before a rate ("60 miles an hour", "100 km per
+    hour") is no unit either: speeds so written are compared as bare numbers.
     """
-    if n.percent or n.currency or n.hour is not None or n.high is not None or n.fraction:
+    if not _may_have_unit(n):
         return None
     if n.alternative is not None and n.text[-1:] == "m":
+        if text.startswith("/s", n.span[1]):
+            return "m/s"  # "10 m/s": the number took its "m"
+        if _UNIT_AFTER.match(text, n.span[1]) or re.match(r"/|" + _RATE, text[n.span[1]:]):
+            return None  # "5m tonnes", "2.5m years": millions of another unit
         return "m"
     m = _UNIT_AFTER.match(text, n.span[1])
     if not m:
@@ -438,17 +468,23 @@ def unit_span(text: str, n: Number) -> tuple[int, int] | None:
     return m.span() if m else None
 
 
-def _half_step(n: Number) -> float:
+def _half_step(n: Number, *, zeros: bool = False) -> float:
     """Half the place of ``n``'s last written digit, in ``n``'s unit.
 
-    "12" 0.5, "3.1" 0.05, "1.2 million" 50,000; 0.5 for a number in words.
+    "12" 0.5, "3.1" 0.05, "1.2 million" 50,000, "1½" 0.5; 0.5 for a number in words.
+    ``zeros``: trailing zeros are rounded too ("3,000" 500).
     """
     m = _WRITTEN_DIGITS.search(n.text)
     if not m:
         return 0.5
-    raw = float(re.sub(r"[,\s]", "", m.group(0)))
-    step = 0.5 * 10.0 ** -len(m.group("dec") or "")
-    return step * abs(n.value) / raw if raw else step
+    digits = re.sub(r"[,\s]", "", m.group(0))
+    raw = float(digits)
+    places = -len(m.group("dec") or "")
+    if zeros and not m.group("dec") and raw:  # "3,000": thousands
+        places = len(digits) - len(digits.rstrip("0"))
+    step = 0.5 * 10.0 ** places
+    ratio = abs(n.value) / raw if raw else 1.0
+    return step * ratio if ratio >= 1000 else step  # "1.2 million", not "1½"
 
 
 def in_unit_of(m: Number, n: Number) -> float | None:
@@ -469,8 +505,11 @@ def same_measure(n: Number, m: Number) -> bool | None:
     """Whether two numbers with units of one dimension give the same quantity.
 
     ``None`` when either has no unit or their units measure different things. The values
-    agree within what the less precise of them rounds ("12 miles" is 19.3 km: "20 km"
-    agrees, "22 km" does not) or within 0.5 %.
+    agree when they differ by less than half the last written digit of the less precise
+    of them ("12 miles" is 19.3 km: "20 km" agrees, "22 km" does not; "1 year" and "6
+    months", half a year apart, do not), or less than 0.5 %. A round number rounds its
+    trailing zeros too, by at most 5 % ("100 km" is "60 miles", "10,000 feet" "3,000 m"),
+    except temperatures; never by a fifth or more ("1 year" is no "8 months").
 
     Example:
         >>> km = find_numbers("5 km")[0]
@@ -482,10 +521,14 @@ def same_measure(n: Number, m: Number) -> bool | None:
     converted = in_unit_of(m, n)
     if converted is None:
         return None
-    f_n, f_m = _UNITS[n.unit][1], _UNITS[m.unit][1]  # type: ignore[index]
-    tolerance = max(_half_step(n), _half_step(m) * f_m / f_n,
-                    0.005 * max(abs(n.value), abs(m.value) * f_m / f_n))
-    return abs(n.value - converted) <= tolerance
+    dim, f_n, _ = _UNITS[n.unit]  # type: ignore[index]
+    to_n = _UNITS[m.unit][1] / f_n  # type: ignore[index]  # m's steps in n's unit
+    big = max(abs(n.value), abs(converted))
+    tolerance = max(_half_step(n), _half_step(m) * to_n)
+    if dim != "temperature":
+        rounded = max(_half_step(n, zeros=True), _half_step(m, zeros=True) * to_n)
+        tolerance = min(max(tolerance, min(rounded, 0.05 * big)), 0.2 * big)
+    return abs(n.value - converted) < max(tolerance, 0.005 * big)
 
 
 def _age_decades(text: str) -> list[Number]:

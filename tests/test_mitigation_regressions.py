@@ -802,6 +802,19 @@ def test_mitigation_number_words_with_capitals_are_a_name() -> None:
     ("The dog weighs 44 pounds.", "The dog weighs 20 kg."),
     ("The race is over 5 km long.", "The race is 5,400 m long."),
     ("The race is 5 km long.", "The race is 5 km long."),
+    # round numbers round their zeros a little; ranges carry their unit to both ends
+    ("The pass is 100 km long.", "The pass is 60 miles long."),
+    ("The peak is 10,000 feet high.", "The peak is 3,000 m high."),
+    ("It is usually 68 °F.", "It is usually 20-25 °C."),
+    ("It lasted two decades.", "It lasted 20 years."),
+    ("The area is 100 sq mi.", "The area is 259 sq. km."),
+    ("Take 5,000 mcg a day.", "Take 5 mg a day."),
+    # a scale letter before a unit is millions of it, a rate's length no unit of its own
+    ("It emits 5m tonnes of CO2.", "It emits 5 million tonnes of CO2."),
+    ("It began 2.5m years ago.", "It began 2.5 million years ago."),
+    ("The wind reached 10 m/s.", "The wind reached 10 metres per second."),
+    ("The car went 60 miles an hour.", "The car went 60 mph."),
+    ("The limit is 100 km per hour.", "The limit is 100 km/h."),
 ])
 def test_mitigation_quantity_in_another_unit_is_found(claim: str, evidence: str) -> None:
     assert _found(claim, evidence) == []
@@ -819,6 +832,17 @@ def test_mitigation_quantity_in_another_unit_is_found(claim: str, evidence: str)
     # the same unit is compared exactly, as before
     ("The road is 12 km long.", "The road is 12.4 km long.",
      [("value_contradiction", "12", "12.4")]),
+    # half a step apart, or a fifth of the value, is no rounding
+    ("Immunity lasts 1 year.", "Immunity lasts 6 months.",
+     [("number_not_in_evidence", "1", None)]),
+    ("Immunity lasts 1 year.", "Immunity lasts 8 months.",
+     [("number_not_in_evidence", "1", None)]),
+    ("The walk takes 1 hour.", "The walk takes 30 minutes.",
+     [("number_not_in_evidence", "1", None)]),
+    ("The bag weighs 1 kg.", "The bag weighs 500 g.",
+     [("number_not_in_evidence", "1", None)]),
+    ("The trail is 5 miles long.", "The trail is 5-10 km long.",
+     [("number_not_in_evidence", "5", None)]),
 ])
 def test_mitigation_quantity_in_another_unit_differs(claim: str, evidence: str,
                                                      found) -> None:
@@ -829,6 +853,8 @@ def test_mitigation_quantity_in_another_unit_differs(claim: str, evidence: str,
     ("a 5-km race, 5km, five kilometres", ["km", "km", "km"]),
     ("1.5m tall, a 300-metre tower, 6 feet", ["m", "m", "ft"]),
     ("98.6 degrees Fahrenheit, 37 ºC, 20 miles per hour", ["°F", "°C", "mph"]),
+    ("10 m/s, 5m tonnes, 60 miles an hour, 3 centuries", ["m/s", None, None, "century"]),
+    ("between 5 and 10 km, 20-25 ℃", ["km", "km", "°C", "°C"]),
     # no unit: a currency, a network, a preposition, a word that is none
     ("5 pounds sterling, the 5 G network, 5 in a row, 5 miners", [None, None, None, None]),
 ])
