@@ -314,15 +314,14 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
         out.append(Number(v, m.group(0), m.span(), bool(m.group("pct")),
                           _currency_word(text, m.start(), m.end())))
     out.sort(key=lambda n: n.span)
-    for k in range(len(out) - 1, 0, -1):  # "10-20%": both ends are percents
-        a, b = out[k - 1], out[k]
-        if b.percent and not a.percent and _RANGE_JOIN.fullmatch(text, a.span[1], b.span[0]):
-            out[k - 1] = replace(a, percent=True)
     out = [replace(n, unit=unit) if (unit := _unit_of(text, n)) else n for n in out]
-    for k in range(len(out) - 1, 0, -1):  # "5-10 km", "20 to 25 °C": both ends
+    for k in range(len(out) - 1, 0, -1):  # a range's ends are of one kind
         a, b = out[k - 1], out[k]
-        if b.unit and a.unit is None and _may_have_unit(a) \
-                and _RANGE_JOIN.fullmatch(text, a.span[1], b.span[0]):
+        if not _RANGE_JOIN.fullmatch(text, a.span[1], b.span[0]):
+            continue
+        if b.percent and not a.percent:  # "10-20%"
+            out[k - 1] = replace(a, percent=True)
+        elif b.unit and a.unit is None and _may_have_unit(a):  # "5-10 km", "20 to 25 °C"
             out[k - 1] = replace(a, unit=b.unit)
     return out
 
@@ -428,6 +427,8 @@ _UNIT_AFTER = re.compile(
         _UNIT_SYMBOLS, key=len, reverse=True))
     + r")|(?i:(?P<word>" + "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(
         _UNIT_FORMS, key=len, reverse=True)) + r")))(?![\w²³/])(?!" + _RATE + ")")
+#: After a number's "m": a rate ("5m/s", "5 m per second") or a unit ("5m tonnes").
+_AFTER_SCALE_M = re.compile(r"/|" + _RATE)
 #: The digits of a number as written, and their decimals.
 _WRITTEN_DIGITS = re.compile(r"\d+(?:[,\u00a0\u202f ]\d{3})*(?:\.(?P<dec>\d+))?")
 
@@ -451,7 +452,7 @@ def _unit_of(text: str, n: Number) -> str | None:
     if n.alternative is not None and n.text[-1:] == "m":
         if text.startswith("/s", n.span[1]):
             return "m/s"  # "10 m/s": the number took its "m"
-        if _UNIT_AFTER.match(text, n.span[1]) or re.match(r"/|" + _RATE, text[n.span[1]:]):
+        if _UNIT_AFTER.match(text, n.span[1]) or _AFTER_SCALE_M.match(text, n.span[1]):
             return None  # "5m tonnes", "2.5m years": millions of another unit
         return "m"
     m = _UNIT_AFTER.match(text, n.span[1])

@@ -843,6 +843,11 @@ def test_mitigation_quantity_in_another_unit_is_found(claim: str, evidence: str)
      [("number_not_in_evidence", "1", None)]),
     ("The trail is 5 miles long.", "The trail is 5-10 km long.",
      [("number_not_in_evidence", "5", None)]),
+    # a contradiction pairs values of one unit, not the same first word of two units
+    ("The park covers 5 sq mi.", "The park covers 7 sq km.",
+     [("number_not_in_evidence", "5", None)]),
+    ("The field is 5 km.", "The field is 6 km2.",
+     [("number_not_in_evidence", "5", None)]),
 ])
 def test_mitigation_quantity_in_another_unit_differs(claim: str, evidence: str,
                                                      found) -> None:
