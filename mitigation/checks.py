@@ -24,6 +24,7 @@ from mitigation.values import (
     Number,
     bound_words,
     date_in,
+    dimension,
     find_dates,
     find_name_starts,
     find_numbers,
@@ -35,6 +36,7 @@ from mitigation.values import (
     number_bound,
     number_in,
     part_of_name,
+    quantity_text,
     unit_span,
     year_in_name,
 )
@@ -95,7 +97,9 @@ class NumberCheck:
     With a unit word next to the number, the evidence's value for the same unit is reported
     as a contradiction, when the pairing is unambiguous: the claim gives one number for that
     unit and the evidence one value ("100 metres wide" against "330 metres tall and 125
-    metres wide" is not paired with either). Ordinal words in the evidence count ("season 2"
+    metres wide" is not paired with either); with no value under the same word, the
+    evidence's one value of the same dimension in another unit ("5 km" against "3,000 m",
+    "1 year" against "6 months"). Ordinal words in the evidence count ("season 2"
     is in "the second season"). A number that is part of a name ("Pitch Perfect 2", "the
     Hundred Years' War", "Game of Thrones (season 7)") is an identifier, not a quantity:
     missing, it is MEDIUM, as a missing name is (:class:`EntityCheck`).
@@ -118,8 +122,10 @@ class NumberCheck:
                       for n in (*find_numbers(e, skip_years=False), *ords)]
         claim_numbers = [(n, _unit_after(claim, n.span[1]), part_of_name(claim, n))
                          for n in find_numbers(claim)]
-        # units of the quantities the claim asserts (a number in a name is no quantity)
+        # units of the quantities the claim asserts (a number in a name is no quantity), as
+        # words and as what they measure
         quantity_units = [unit for _, unit, named in claim_numbers if not named]
+        dimensions = [dimension(n) for n, _, named in claim_numbers if not named]
         ordinal_findings = self._ordinals(claim, ordinals, ev_numbers)
         contradicted = {start for _, start in ordinal_findings}  # "2nd" against "third"
         out = []
@@ -157,6 +163,9 @@ class NumberCheck:
                                    f"the claim says {n.text} {unit}, the evidence "
                                    f"{other.text} {unit}",
                                    f"use the evidence's value: {other.text}", n.text, other.text))
+            elif not given and not bound and (measured := _other_unit(
+                    claim, n, found, dimensions.count(dimension(n)))):
+                out.append(measured)
             else:
                 out.append(Finding(self.name, "number_not_in_evidence", Severity.HIGH,
                                    f"the number {n.text!r} is not in the evidence",
@@ -186,6 +195,36 @@ class NumberCheck:
                                 f"use the evidence's value: {other}", o.text, other),
                         o.span[0]))
         return out
+
+
+def _other_unit(claim: str, n: Number, found: Sequence[tuple[str, list[Number]]],
+                claim_count: int) -> Finding | None:
+    """A contradiction when the evidence gives ``n``'s quantity in another unit, another value.
+
+    "5 km" against "3,000 m", "1 year" against "6 months": only when the claim gives one
+    quantity of that dimension (``claim_count``) and the evidence one value of it, however
+    often and in whatever units it writes it (a bound in the evidence is no value), and
+    neither may be read another way ("1.5m" is metres or millions; "1.5 m" is metres). The
+    correction is the evidence's quantity with its unit. ``found``: each evidence text with
+    its numbers.
+    """
+    dim = dimension(n)
+    if dim is None or claim_count != 1 or _millions_too(n):
+        return None
+    given = [(text, m) for text, numbers in found for m in numbers
+             if dimension(m) == dim and number_bound(text, m) is None]
+    if not given or any(_millions_too(m) for _, m in given) \
+            or not all(number_in(m, [given[0][1]]) for _, m in given):
+        return None
+    said, other = quantity_text(claim, n), quantity_text(*given[0])
+    return Finding(NumberCheck.name, "value_contradiction", Severity.HIGH,
+                   f"the claim says {said}, the evidence {other}",
+                   f"use the evidence's value: {other}", said, other)
+
+
+def _millions_too(n: Number) -> bool:
+    """Whether ``n``'s "m" stuck to its digits may be millions as well as metres ("1.5m")."""
+    return n.alternative is not None and n.text[-2:-1].isdigit()
 
 
 def _bound_flipped(claim: str, n: Number, mine: tuple[Literal["min", "max"], int],

@@ -194,8 +194,13 @@ class Number:
     #: ``percent`` true): it agrees with a percent rounded to a whole one ("67%").
     fraction: bool = False
     #: The unit of measure written after it, a key of the units table: "km" for "5 km",
-    #: "5-km" and "five kilometres" (``None``: no unit, or a word that is none).
+    #: "5-km" and "five kilometres"; a temperature difference's is "Δ°C" ("rose by 2 °C")
+    #: (``None``: no unit, or a word that is none).
     unit: str | None = None
+    #: A quantity written in two units, "5 feet 11 inches": ``text`` runs to the second number
+    #: ("5 feet 11"), ``value`` and ``unit`` are the second unit's (71 inches), and the
+    #: second number's digits give its precision.
+    compound: bool = False
 
     def readings(self) -> tuple[float, ...]:
         """The value, and the other reading where there is one."""
@@ -314,7 +319,8 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
         out.append(Number(v, m.group(0), m.span(), bool(m.group("pct")),
                           _currency_word(text, m.start(), m.end())))
     out.sort(key=lambda n: n.span)
-    out = [replace(n, unit=unit) if (unit := _unit_of(text, n)) else n for n in out]
+    out = [replace(n, unit=_temperature_unit(text, n, unit)) if (unit := _unit_of(text, n))
+           else n for n in out]
     for k in range(len(out) - 1, 0, -1):  # a range's ends are of one kind
         a, b = out[k - 1], out[k]
         if not _RANGE_JOIN.fullmatch(text, a.span[1], b.span[0]):
@@ -323,6 +329,46 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
             out[k - 1] = replace(a, percent=True)
         elif b.unit and a.unit is None and _may_have_unit(a):  # "5-10 km", "20 to 25 °C"
             out[k - 1] = replace(a, unit=b.unit)
+    return _compounds(text, out)
+
+
+def _temperature_unit(text: str, n: Number, unit: str | None) -> str | None:
+    """``unit``, or its difference ("Δ°C") where the words around ``n`` make it one."""
+    if unit not in ("°C", "°F", "K"):
+        return unit
+    written = _UNIT_AFTER.match(text, n.span[1])
+    end = written.end() if written else n.span[1]
+    if _TEMP_DIFF_BEFORE.search(text, max(0, n.span[0] - 40), n.span[0]) \
+            or _TEMP_DIFF_AFTER.match(text, end):
+        return "Δ" + unit
+    return unit
+
+
+def _compounds(text: str, numbers: list[Number]) -> list[Number]:
+    """``numbers`` with each quantity written in two units read as one: "5 feet 11 inches".
+
+    The first part is a whole number of a larger unit of the same dimension, the second less
+    than one of it; they stand side by side ("6 ft 2 in", "1 hour 30 minutes"), times also
+    with a comma or "and" between ("2 years and 3 months"). Temperatures are never so read.
+    """
+    out = list(numbers)
+    for k in range(len(out) - 1, 0, -1):
+        a, b = out[k - 1], out[k]
+        unit, end = b.unit, b.span[1]
+        if a.unit == "ft" and unit is None and _may_have_unit(b) \
+                and (inch := _INCHES.match(text, end)):
+            unit, end = "inch", inch.end()  # "6 ft 2 in": the span takes the "in"
+        written = _UNIT_AFTER.match(text, a.span[1])
+        if a.unit is None or unit is None or written is None:
+            continue
+        (dim_a, f_a, _), (dim_b, f_b, _) = _UNITS[a.unit], _UNITS[unit]
+        join = _COMPOUND_JOIN_TIME if dim_a == "time" else _COMPOUND_JOIN
+        if (dim_a != dim_b or dim_a == "temperature" or not f_b < f_a
+                or not join.fullmatch(text, written.end(), b.span[0])
+                or a.value < 1 or a.value != int(a.value) or not 0 <= b.value * f_b < f_a):
+            continue
+        out[k - 1: k + 1] = [Number(a.value * f_a / f_b + b.value, text[a.span[0]: end],
+                                    (a.span[0], end), unit=unit, compound=True)]
     return out
 
 
@@ -364,6 +410,9 @@ _UNITS: dict[str, tuple[str, float, float]] = {
     "m/s": ("speed", 1.0, 0.0), "knot": ("speed", 1852 / 3600, 0.0),
     "°C": ("temperature", 1.0, 273.15), "°F": ("temperature", 5 / 9, 273.15 - 160 / 9),
     "K": ("temperature", 1.0, 0.0),
+    # a difference of temperatures ("rose by 1.5 °C" is "2.7 °F"): no offsets (in_unit_of)
+    "Δ°C": ("temperature", 1.0, 0.0), "Δ°F": ("temperature", 5 / 9, 0.0),
+    "ΔK": ("temperature", 1.0, 0.0),
     "s": ("time", 1.0, 0.0), "min": ("time", 60.0, 0.0), "h": ("time", 3600.0, 0.0),
     "day": ("time", 86_400.0, 0.0), "week": ("time", 604_800.0, 0.0),
     # months and years as the Gregorian calendar's average: "18 months" is "1.5 years"
@@ -429,6 +478,25 @@ _UNIT_AFTER = re.compile(
         _UNIT_FORMS, key=len, reverse=True)) + r")))(?![\w²³/])(?!" + _RATE + ")")
 #: After a number's "m": a rate ("5m/s", "5 m per second") or a unit ("5m tonnes").
 _AFTER_SCALE_M = re.compile(r"/|" + _RATE)
+#: Words that make the temperature before them a difference: "1.5 °C warmer", "2 °F above
+#: average" (not "below zero", a temperature).
+_TEMP_DIFF_AFTER = re.compile(
+    r"\s*(?:warmer|cooler|hotter|colder|higher|lower|more|less|of\s+(?:warming|cooling|"
+    r"heating)|rise|increase|drop|decrease|difference|change|"
+    r"(?:above|below)(?!\s+(?:zero|freezing)))\b", re.I)
+#: Words that make the temperature after them a difference: "rose by 1.5 °C", "a rise of
+#: about 2 °F".
+_TEMP_DIFF_BEFORE = re.compile(
+    r"(?:\bby|\b(?:rise|increase|drop|fall|decline|warming|cooling|change|difference|gain)"
+    r"\s+of)\s+(?:(?:about|around|roughly|nearly|almost|some|over|under|only|just|another|"
+    r"(?:more|less)\s+than|up\s+to|at\s+(?:least|most)|a\s+further)\s+)?$", re.I)
+#: Between the two parts of a quantity in two units: "5 feet 11 inches", "2 years, 3
+#: months", "1 hour and 30 minutes" (a comma or "and" only between times).
+_COMPOUND_JOIN = re.compile(r"[\s\u00a0]*")
+_COMPOUND_JOIN_TIME = re.compile(r"\s*,?\s*(?:and\s+)?")
+#: Inches after a number of feet, written "in" or '"' ("6 ft 2 in", "6 ft 2\""): "in" is no
+#: unit of its own (a preposition).
+_INCHES = re.compile(r"\s*(?:in\b\.?|\")")
 #: The digits of a number as written, and their decimals.
 _WRITTEN_DIGITS = re.compile(r"\d+(?:[,\u00a0\u202f ]\d{3})*(?:\.(?P<dec>\d+))?")
 
@@ -475,9 +543,10 @@ def _half_step(n: Number, *, zeros: bool = False) -> float:
     "12" 0.5, "3.1" 0.05, "1.2 million" 50,000, "1½" 0.5; 0.5 for a number in words.
     ``zeros``: trailing zeros are rounded too ("3,000" 500).
     """
-    m = _WRITTEN_DIGITS.search(n.text)
-    if not m:
+    found = list(_WRITTEN_DIGITS.finditer(n.text))
+    if not found:
         return 0.5
+    m = found[-1] if n.compound else found[0]  # "5 feet 11": the inches
     digits = re.sub(r"[,\s]", "", m.group(0))
     raw = float(digits)
     places = -len(m.group("dec") or "")
@@ -486,6 +555,17 @@ def _half_step(n: Number, *, zeros: bool = False) -> float:
     step = 0.5 * 10.0 ** places
     ratio = abs(n.value) / raw if raw else 1.0
     return step * ratio if ratio >= 1000 else step  # "1.2 million", not "1½"
+
+
+def dimension(n: Number) -> str | None:
+    """What ``n``'s unit measures ("length", "time"...), ``None`` without a unit."""
+    return _UNITS[n.unit][0] if n.unit else None
+
+
+def quantity_text(text: str, n: Number) -> str:
+    """``n`` as ``text`` writes it with its unit: "5 km", "212 °F", "5 feet 11 inches"."""
+    unit = unit_span(text, n)
+    return text[n.span[0]: unit[1] if unit else n.span[1]].strip()
 
 
 def in_unit_of(m: Number, n: Number) -> float | None:
@@ -499,7 +579,11 @@ def in_unit_of(m: Number, n: Number) -> float | None:
         return None
     dim_n, f_n, o_n = _UNITS[n.unit]
     dim_m, f_m, o_m = _UNITS[m.unit]
-    return (m.value * f_m + o_m - o_n) / f_n if dim_n == dim_m else None
+    if dim_n != dim_m:
+        return None
+    if "Δ" in n.unit + m.unit:  # a difference has no zero point: "2.7 °F" is 1.5 °C of it
+        o_n = o_m = 0.0
+    return (m.value * f_m + o_m - o_n) / f_n
 
 
 def same_measure(n: Number, m: Number) -> bool | None:

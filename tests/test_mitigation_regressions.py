@@ -821,37 +821,115 @@ def test_mitigation_quantity_in_another_unit_is_found(claim: str, evidence: str)
 
 
 @pytest.mark.parametrize(("claim", "evidence", "found"), [
+    # the evidence's one value of the quantity, in another unit, is the correction
     ("The race is 5 km long.", "The race is 5 miles long.",
-     [("number_not_in_evidence", "5", None)]),
+     [("value_contradiction", "5 km", "5 miles")]),
     ("The road is 22 km long.", "The road is 12 miles long.",
-     [("number_not_in_evidence", "22", None)]),
+     [("value_contradiction", "22 km", "12 miles")]),
+    ("The race is 5 km long.", "The race is 3,000 m long.",
+     [("value_contradiction", "5 km", "3,000 m")]),
+    ("The tower is 1,000 feet tall.", "The tower is 330 metres (1,083 ft) tall.",
+     [("value_contradiction", "1,000 feet", "330 metres")]),
+    # another dimension, a bound of the claim's, or two values in the evidence: no pairing
     ("The box weighs 5 kg.", "The box is 5 km away.",
      [("number_not_in_evidence", "5", None)]),
     ("The race is under 5 km.", "The race is 5,600 m long.",
      [("number_not_in_evidence", "5", None)]),
+    ("The race is 5 km long.", "The race is 2 miles long, the walk 2,000 m.",
+     [("number_not_in_evidence", "5", None)]),
+    ("The race is 5 km long.", "The race is over 2 miles long.",
+     [("number_not_in_evidence", "5", None)]),
+    ("It is worth more than # 1m.", "The coin is 23.5mm across.",
+     [("number_not_in_evidence", "1m", None)]),
+    ("The coin is 30mm across.", "The coin sold for 1.5m.",
+     [("number_not_in_evidence", "30", None)]),
+    ("It lasted 18 months.", "It lasted two years.",
+     [("value_contradiction", "18 months", "two years")]),
+    ("The race is 5 km, the walk 4 miles.", "The race is 3,000 m long.",
+     [("number_not_in_evidence", "5", None), ("number_not_in_evidence", "4", None)]),
     # the same unit is compared exactly, as before
     ("The road is 12 km long.", "The road is 12.4 km long.",
      [("value_contradiction", "12", "12.4")]),
     # half a step apart, or a fifth of the value, is no rounding
     ("Immunity lasts 1 year.", "Immunity lasts 6 months.",
-     [("number_not_in_evidence", "1", None)]),
+     [("value_contradiction", "1 year", "6 months")]),
     ("Immunity lasts 1 year.", "Immunity lasts 8 months.",
-     [("number_not_in_evidence", "1", None)]),
+     [("value_contradiction", "1 year", "8 months")]),
     ("The walk takes 1 hour.", "The walk takes 30 minutes.",
-     [("number_not_in_evidence", "1", None)]),
+     [("value_contradiction", "1 hour", "30 minutes")]),
     ("The bag weighs 1 kg.", "The bag weighs 500 g.",
-     [("number_not_in_evidence", "1", None)]),
+     [("value_contradiction", "1 kg", "500 g")]),
     ("The trail is 5 miles long.", "The trail is 5-10 km long.",
      [("number_not_in_evidence", "5", None)]),
-    # a contradiction pairs values of one unit, not the same first word of two units
+    # values of one unit are paired by what they measure, not by the first word of two units
     ("The park covers 5 sq mi.", "The park covers 7 sq km.",
-     [("number_not_in_evidence", "5", None)]),
+     [("value_contradiction", "5 sq mi", "7 sq km")]),
     ("The field is 5 km.", "The field is 6 km2.",
      [("number_not_in_evidence", "5", None)]),
+    # a quantity in two units, and a temperature difference
+    ("He is 5 feet 11 inches tall.", "He is 1.70 m tall.",
+     [("value_contradiction", "5 feet 11 inches", "1.70 m")]),
+    ("Temperatures rose by 3 °C.", "Temperatures rose by 2.7 °F.",
+     [("value_contradiction", "3 °C", "2.7 °F")]),
+    ("Water boils at 100 °C.", "Water boils at 100 °F.",
+     [("value_contradiction", "100 °C", "100 °F")]),
 ])
 def test_mitigation_quantity_in_another_unit_differs(claim: str, evidence: str,
                                                      found) -> None:
     assert _found(claim, evidence) == found
+
+
+@pytest.mark.parametrize(("claim", "evidence"), [
+    ("He is 5 feet 11 inches tall.", "He is 1.80 m tall."),
+    ("He is 6 feet 2 inches tall.", "He is 6 ft 2 in (1.88 m) tall."),
+    ("He is 1.88 m tall.", "He is 6 ft 2 in tall."),
+    ("It took 2 years and 3 months.", "It took 27 months."),
+    ("The flight took 1 hour 30 minutes.", "The flight took 90 minutes."),
+    ("The baby weighed 7 lb 8 oz.", "The baby weighed 3.4 kg."),
+    ("Temperatures rose by 1.5 °C.", "Temperatures rose by 2.7 °F."),
+    ("It was 2.7 °F warmer than average.", "It was 1.5 °C above average."),
+    ("The limit is warming of 1.5 °C.", "The limit is a rise of 2.7 °F."),
+])
+def test_mitigation_compound_quantities_and_temperature_differences_are_found(
+        claim: str, evidence: str) -> None:
+    assert _found(claim, evidence) == []
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("5 feet 11 inches", [("5 feet 11", 71.0, "inch")]),
+    ("6 ft 2 in (1.88 m)", [("6 ft 2 in", 74.0, "inch"), ("1.88 m", 1.88, "m")]),
+    ("2 years, 3 months", [("2 years, 3", 27.0, "month")]),
+    ("1 hour and 30 minutes", [("1 hour and 30", 90.0, "min")]),
+    # not one quantity: a list of lengths, a larger second part, a fraction first, two
+    # temperatures
+    ("5 km and 300 m", [("5", 5.0, "km"), ("300 m", 300.0, "m")]),
+    ("5 feet 14 inches", [("5", 5.0, "ft"), ("14", 14.0, "inch")]),
+    ("5.5 feet 3 inches", [("5.5", 5.5, "ft"), ("3", 3.0, "inch")]),
+    ("3 inches 5 feet", [("3", 3.0, "inch"), ("5", 5.0, "ft")]),
+    # a difference of temperatures is one by the words around it; "below zero" is none
+    ("rose by about 2 °C, 3 °F warmer, 5 °C below zero, 40 °C by noon",
+     [("2", 2.0, "Δ°C"), ("3", 3.0, "Δ°F"), ("5", 5.0, "°C"), ("zero", 0.0, None),
+      ("40", 40.0, "°C")]),
+    ("between 1.5 and 2 °C above pre-industrial levels",
+     [("1.5", 1.5, "Δ°C"), ("2", 2.0, "Δ°C")]),
+])
+def test_mitigation_compound_and_difference_reading(text: str, read) -> None:
+    assert [(n.text, round(n.value, 6), n.unit) for n in find_numbers(text)] == read
+
+
+def test_mitigation_temperature_difference_is_not_a_temperature() -> None:
+    # 1.5 °C of warming is 2.7 °F of it, not the 34.7 °F that 1.5 °C is
+    assert _found("Temperatures rose by 1.5 °C.", "Temperatures rose by 34.7 °F.") == [
+        ("value_contradiction", "1.5 °C", "34.7 °F")]
+    assert _found("Water freezes at 0 °C.", "Water freezes at 32 °F.") == []
+
+
+def test_mitigation_corrects_a_quantity_from_another_unit() -> None:
+    draft = "The race is 5 km long."
+    answer = Mitigator("balanced").mitigate(
+        draft, [_v(draft, draft, C, _ev("The race is 3,000 m long."))])
+    assert answer.text.startswith("The race is 3,000 m long [1].")
+    assert answer.edits[0].action == "corrected"
 
 
 @pytest.mark.parametrize(("text", "units"), [
