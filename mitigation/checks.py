@@ -97,12 +97,13 @@ class NumberCheck:
     With a unit word next to the number, the evidence's value for the same unit is reported
     as a contradiction, when the pairing is unambiguous: the claim gives one number for that
     unit and the evidence one value ("100 metres wide" against "330 metres tall and 125
-    metres wide" is not paired with either); with no value under the same word, the
-    evidence's one value of the same dimension in another unit ("5 km" against "3,000 m",
-    "1 year" against "6 months"). Ordinal words in the evidence count ("season 2"
-    is in "the second season"). A number that is part of a name ("Pitch Perfect 2", "the
-    Hundred Years' War", "Game of Thrones (season 7)") is an identifier, not a quantity:
-    missing, it is MEDIUM, as a missing name is (:class:`EntityCheck`).
+    metres wide" is not paired with either, nor "2 years" with "18 months ... 3 years");
+    otherwise the evidence's one value of the quantity in another unit next to the same
+    content word ("lasts 1 year" against "lasts 6 months", :func:`_other_unit`). Ordinal
+    words in the evidence count ("season 2" is in "the second season"). A number that is
+    part of a name ("Pitch Perfect 2", "the Hundred Years' War", "Game of Thrones (season
+    7)") is an identifier, not a quantity: missing, it is MEDIUM, as a missing name is
+    (:class:`EntityCheck`).
 
     An ordinal word of the claim ("finished third") is compared only with the evidence's
     ordinal words next to the same word ("finished second"): "first" or "second" is often no
@@ -155,15 +156,19 @@ class NumberCheck:
                 continue
             given = [m for e, ns in found for m in ns  # the same word, not two units
                      if unit and _unit_after(e, m.span[1]) == unit
-                     and not (m.unit and n.unit and m.unit != n.unit)]
-            if (given and quantity_units.count(unit) == 1
-                    and all(number_in(m, given[:1]) for m in given)):
+                     and not (m.unit and n.unit and m.unit != n.unit)
+                     and not _titled_unit(e, m)]  # not "12 Years a Slave"
+            if (given and quantity_units.count(unit) == 1 and not _titled_unit(claim, n)
+                    and all(number_in(m, given[:1]) for m in given)
+                    # nor another value of the quantity in another unit: "2 years" against
+                    # "18 months ... 3 years"
+                    and all(number_in(m, given[:1]) for _, m in _measures(n, found))):
                 other = given[0]
                 out.append(Finding(self.name, "value_contradiction", Severity.HIGH,
                                    f"the claim says {n.text} {unit}, the evidence "
                                    f"{other.text} {unit}",
                                    f"use the evidence's value: {other.text}", n.text, other.text))
-            elif not given and not bound and (measured := _other_unit(
+            elif not bound and (measured := _other_unit(
                     claim, n, found, dimensions.count(dimension(n)))):
                 out.append(measured)
             else:
@@ -201,25 +206,59 @@ def _other_unit(claim: str, n: Number, found: Sequence[tuple[str, list[Number]]]
                 claim_count: int) -> Finding | None:
     """A contradiction when the evidence gives ``n``'s quantity in another unit, another value.
 
-    "5 km" against "3,000 m", "1 year" against "6 months": only when the claim gives one
-    quantity of that dimension (``claim_count``) and the evidence one value of it, however
-    often and in whatever units it writes it (a bound in the evidence is no value), and
-    neither may be read another way ("1.5m" is metres or millions; "1.5 m" is metres). The
-    correction is the evidence's quantity with its unit. ``found``: each evidence text with
-    its numbers.
+    "5 km" against "3,000 m", "1 year" against "6 months", "the race is 5 km" against "the
+    race is 5 miles": only when the claim gives one quantity of that dimension
+    (``claim_count``), the evidence one value of it (:func:`_measures`), however often and
+    in whatever units it writes it, neither of them may be millions ("1.5m"), and a content
+    word next to the two is the same ("lasts 1 year" and "lasts 6 months"; not "1.2 km
+    long" and "300 m wide", nor the "17-year-old" and "for 6 years": a hyphenated
+    quantity has no context). The correction is the evidence's quantity with its unit.
+    ``found``: each evidence text with its numbers.
     """
-    dim = dimension(n)
-    if dim is None or claim_count != 1 or _millions_too(n):
+    if dimension(n) is None or claim_count != 1 or _millions_too(n) or _titled_unit(claim, n):
         return None
-    given = [(text, m) for text, numbers in found for m in numbers
-             if dimension(m) == dim and number_bound(text, m) is None]
+    given = _measures(n, found)
     if not given or any(_millions_too(m) for _, m in given) \
             or not all(number_in(m, [given[0][1]]) for _, m in given):
         return None
-    said, other = quantity_text(claim, n), quantity_text(*given[0])
+    where = _context(claim, (n.span[0], n.span[0] + len(quantity_text(claim, n))))
+    text, m = next(((t, m) for t, m in given
+                    if where & _context(t, (m.span[0], m.span[0] + len(quantity_text(t, m))))),
+                   (None, None))
+    if text is None or m is None:
+        return None
+    said, other = quantity_text(claim, n), quantity_text(text, m)
     return Finding(NumberCheck.name, "value_contradiction", Severity.HIGH,
                    f"the claim says {said}, the evidence {other}",
                    f"use the evidence's value: {other}", said, other)
+
+
+def _measures(n: Number, found: Sequence[tuple[str, list[Number]]]
+              ) -> list[tuple[str, Number]]:
+    """The evidence's values of ``n``'s dimension, each with its text (none without a unit).
+
+    Not a bound ("over 5 km"), a number under a capitalised unit word, as in a name ("12
+    Years a Slave", a "30-Day Guarantee"), nor a temperature against a difference of them
+    ("reached 45 °C" against "rose by 5 °C").
+    """
+    dim = dimension(n)
+    if dim is None:
+        return []
+    delta = "Δ" in (n.unit or "")
+    return [(text, m) for text, numbers in found for m in numbers
+            if dimension(m) == dim and ("Δ" in (m.unit or "")) == delta
+            and number_bound(text, m) is None and not _titled_unit(text, m)]
+
+
+def _titled_unit(text: str, n: Number) -> bool:
+    """Whether ``n``'s unit word is capitalised as in a title ("12 Years a Slave", "30-Day").
+
+    Not a unit that is written capitalised: "°C", "K", "Fahrenheit".
+    """
+    span = unit_span(text, n)
+    word = text[span[0]: span[1]].lstrip(" -\u00a0") if span else ""
+    return word[:1].isupper() and not word.startswith(("K", "Celsius", "Fahrenheit",
+                                                        "Centigrade", "Kelvin"))
 
 
 def _millions_too(n: Number) -> bool:

@@ -198,8 +198,9 @@ class Number:
     #: (``None``: no unit, or a word that is none).
     unit: str | None = None
     #: A quantity written in two units, "5 feet 11 inches": ``text`` runs to the second number
-    #: ("5 feet 11"), ``value`` and ``unit`` are the second unit's (71 inches), and the
-    #: second number's digits give its precision.
+    #: ("5 feet 11"; with its unit where the number takes it: "6 ft 2 in", "5 km 300 m"),
+    #: ``value`` and ``unit`` are the second unit's (71 inches), and the second number's
+    #: digits give its precision.
     compound: bool = False
 
     def readings(self) -> tuple[float, ...]:
@@ -359,13 +360,15 @@ def _compounds(text: str, numbers: list[Number]) -> list[Number]:
                 and (inch := _INCHES.match(text, end)):
             unit, end = "inch", inch.end()  # "6 ft 2 in": the span takes the "in"
         written = _UNIT_AFTER.match(text, a.span[1])
-        if a.unit is None or unit is None or written is None:
+        # "3 m 50 cm": the number took its "m"
+        after = written.end() if written else a.span[1] if a.unit == "m" else None
+        if a.unit is None or unit is None or after is None:
             continue
         (dim_a, f_a, _), (dim_b, f_b, _) = _UNITS[a.unit], _UNITS[unit]
         join = _COMPOUND_JOIN_TIME if dim_a == "time" else _COMPOUND_JOIN
         if (dim_a != dim_b or dim_a == "temperature" or not f_b < f_a
-                or not join.fullmatch(text, written.end(), b.span[0])
-                or a.value < 1 or a.value != int(a.value) or not 0 <= b.value * f_b < f_a):
+                or not join.fullmatch(text, after, b.span[0])
+                or a.value < 1 or not float(a.value).is_integer() or not 0 <= b.value * f_b < f_a):
             continue
         out[k - 1: k + 1] = [Number(a.value * f_a / f_b + b.value, text[a.span[0]: end],
                                     (a.span[0], end), unit=unit, compound=True)]
@@ -479,24 +482,27 @@ _UNIT_AFTER = re.compile(
 #: After a number's "m": a rate ("5m/s", "5 m per second") or a unit ("5m tonnes").
 _AFTER_SCALE_M = re.compile(r"/|" + _RATE)
 #: Words that make the temperature before them a difference: "1.5 °C warmer", "2 °F above
-#: average" (not "below zero", a temperature).
+#: average", "2 °C more than" (not "below zero", "above which", "60 °C more bacteria").
 _TEMP_DIFF_AFTER = re.compile(
-    r"\s*(?:warmer|cooler|hotter|colder|higher|lower|more|less|of\s+(?:warming|cooling|"
-    r"heating)|rise|increase|drop|decrease|difference|change|"
-    r"(?:above|below)(?!\s+(?:zero|freezing)))\b", re.I)
-#: Words that make the temperature after them a difference: "rose by 1.5 °C", "a rise of
-#: about 2 °F".
+    r"\s*(?:warmer|cooler|hotter|colder|higher|lower|(?:more|less)\s+than|of\s+(?:warming|"
+    r"cooling|heating)|rise|increase|drop|decrease|difference|change|"
+    r"(?:above|below)(?!\s+(?:zero|freezing|which|that)))\b", re.I)
+#: Words that make the temperature after them a difference: a verb of change ("rose 1.5
+#: °C", "has warmed by 1.1 °C"; not "sterilised by 121 °C steam", "rose to 40 °C") or a
+#: noun of one ("a rise of about 2 °F").
 _TEMP_DIFF_BEFORE = re.compile(
-    r"(?:\bby|\b(?:rise|increase|drop|fall|decline|warming|cooling|change|difference|gain)"
-    r"\s+of)\s+(?:(?:about|around|roughly|nearly|almost|some|over|under|only|just|another|"
+    r"\b(?:(?:r[io]s|fell|fall|increas|decreas|warm|cool|heat|drop|climb|jump|grew|grow|"
+    r"went\s+(?:up|down)|gone\s+(?:up|down)|go(?:es)?\s+(?:up|down))\w*(?:\s+by)?"
+    r"|(?:rise|increase|drop|fall|decline|warming|cooling|change|difference|gain)\s+of)"
+    r"\s+(?:(?:about|around|roughly|nearly|almost|some|over|under|only|just|another|"
     r"(?:more|less)\s+than|up\s+to|at\s+(?:least|most)|a\s+further)\s+)?$", re.I)
 #: Between the two parts of a quantity in two units: "5 feet 11 inches", "2 years, 3
 #: months", "1 hour and 30 minutes" (a comma or "and" only between times).
-_COMPOUND_JOIN = re.compile(r"[\s\u00a0]*")
+_COMPOUND_JOIN = re.compile(r"\s*")
 _COMPOUND_JOIN_TIME = re.compile(r"\s*,?\s*(?:and\s+)?")
 #: Inches after a number of feet, written "in" or '"' ("6 ft 2 in", "6 ft 2\""): "in" is no
-#: unit of its own (a preposition).
-_INCHES = re.compile(r"\s*(?:in\b\.?|\")")
+#: unit of its own (a preposition: "5 ft 8 in the 1990s", "6 feet 4 in 1990" are none).
+_INCHES = re.compile(r"\s*(?:in\b\.?(?!\s+(?:the|a|an|his|her|their|its|[A-Z\d]))|\")")
 #: The digits of a number as written, and their decimals.
 _WRITTEN_DIGITS = re.compile(r"\d+(?:[,\u00a0\u202f ]\d{3})*(?:\.(?P<dec>\d+))?")
 
@@ -541,7 +547,8 @@ def _half_step(n: Number, *, zeros: bool = False) -> float:
     """Half the place of ``n``'s last written digit, in ``n``'s unit.
 
     "12" 0.5, "3.1" 0.05, "1.2 million" 50,000, "1½" 0.5; 0.5 for a number in words.
-    ``zeros``: trailing zeros are rounded too ("3,000" 500).
+    ``zeros``: trailing zeros are rounded too ("3,000" 500; not a compound's second number:
+    "5 feet 10" is 70 inches to the inch).
     """
     found = list(_WRITTEN_DIGITS.finditer(n.text))
     if not found:
@@ -550,7 +557,7 @@ def _half_step(n: Number, *, zeros: bool = False) -> float:
     digits = re.sub(r"[,\s]", "", m.group(0))
     raw = float(digits)
     places = -len(m.group("dec") or "")
-    if zeros and not m.group("dec") and raw:  # "3,000": thousands
+    if zeros and not m.group("dec") and raw and not n.compound:  # "3,000": thousands
         places = len(digits) - len(digits.rstrip("0"))
     step = 0.5 * 10.0 ** places
     ratio = abs(n.value) / raw if raw else 1.0
