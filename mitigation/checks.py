@@ -36,6 +36,7 @@ from mitigation.values import (
     number_bound,
     number_in,
     part_of_name,
+    quantity_span,
     quantity_text,
     unit_span,
     year_in_name,
@@ -221,9 +222,8 @@ def _other_unit(claim: str, n: Number, found: Sequence[tuple[str, list[Number]]]
     if not given or any(_millions_too(m) for _, m in given) \
             or not all(number_in(m, [given[0][1]]) for _, m in given):
         return None
-    where = _context(claim, (n.span[0], n.span[0] + len(quantity_text(claim, n))))
-    text, m = next(((t, m) for t, m in given
-                    if where & _context(t, (m.span[0], m.span[0] + len(quantity_text(t, m))))),
+    where = _context(claim, quantity_span(claim, n))
+    text, m = next(((t, m) for t, m in given if where & _context(t, quantity_span(t, m))),
                    (None, None))
     if text is None or m is None:
         return None

@@ -569,10 +569,18 @@ def dimension(n: Number) -> str | None:
     return _UNITS[n.unit][0] if n.unit else None
 
 
-def quantity_text(text: str, n: Number) -> str:
-    """``n`` as ``text`` writes it with its unit: "5 km", "212 °F", "5 feet 11 inches"."""
+def quantity_span(text: str, n: Number) -> tuple[int, int]:
+    """Where ``text`` writes ``n`` with its unit: "5 km", "212 °F", "5 feet 11 inches"."""
     unit = unit_span(text, n)
-    return text[n.span[0]: unit[1] if unit else n.span[1]].strip()
+    end = unit[1] if unit else n.span[1]
+    start = n.span[0]
+    return start + len(text[start:end]) - len(text[start:end].lstrip()), end
+
+
+def quantity_text(text: str, n: Number) -> str:
+    """``n`` as ``text`` writes it with its unit (:func:`quantity_span`)."""
+    start, end = quantity_span(text, n)
+    return text[start:end]
 
 
 def in_unit_of(m: Number, n: Number) -> float | None:

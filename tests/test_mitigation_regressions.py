@@ -830,6 +830,9 @@ def test_mitigation_quantity_in_another_unit_is_found(claim: str, evidence: str)
      [("value_contradiction", "5 km", "3,000 m")]),
     ("The tower is 1,000 feet tall.", "The tower is 330 metres tall.",
      [("value_contradiction", "1,000 feet", "330 metres")]),
+    # a number read with the space before it ("then, 18") has its context all the same
+    ("Since then, 18 months passed.", "Since then, 2 years passed.",
+     [("value_contradiction", "18 months", "2 years")]),
     # another dimension, a bound of the claim's, or two values in the evidence: no pairing
     ("The box weighs 5 kg.", "The box is 5 km away.",
      [("number_not_in_evidence", "5", None)]),
