@@ -274,3 +274,55 @@ def test_compare_holdout_pipeline_scores() -> None:
                                          "rows_with_own": 3, "rows_others_only": 4}
     with pytest.raises(ValueError, match="with and without"):
         mod.pipeline_scores([r for r in rows if r["meta"]["case"] == "with"])
+
+
+def test_pack_weights_round_trips_within_half_a_step(tmp_path: Path) -> None:
+    """``pack_weights.py``: parts under the size cap, big 2-D weights int8 per row (error at
+    most half a step of their row), small ones exact, dropped prefixes gone, and the unpacked
+    folder loads and scores as the original within that error."""
+    import torch
+    from safetensors.torch import load_file
+    from transformers import AutoModelForSequenceClassification
+
+    pw = _recipe("pack_weights")
+    base = make_tiny_classifier(tmp_path / "base", {0: "entailment", 1: "neutral",
+                                                    2: "contradiction"})
+    orig = load_file(base / "model.safetensors")
+    files = pw.pack(base, tmp_path / "packed", max_mib=0.02, min_side=16,
+                    drop=("classifier.",))
+    assert len(files) > 1
+    assert all(f.stat().st_size <= 0.02 * 2**20 + 8192 for f in files)  # + header
+    out = tmp_path / "unpacked"
+    restored = load_file(pw.unpack(tmp_path / "packed", out))
+    kept = {k for k, t in orig.items() if t.is_floating_point()
+            and not k.startswith("classifier.")}
+    assert set(restored) == kept
+    big = [k for k in kept if orig[k].ndim == 2 and min(orig[k].shape) >= 16]
+    assert big
+    for k in kept:
+        w, r = orig[k].float(), restored[k]
+        if k in big:
+            step = w.abs().amax(1, keepdim=True) / 127.0
+            assert bool(((r - w).abs() <= step / 2 + 1e-7).all()), k
+            assert not torch.equal(r, w), k  # really quantized
+        else:
+            assert torch.equal(r, w), k
+    a = AutoModelForSequenceClassification.from_pretrained(base).eval()
+    b = AutoModelForSequenceClassification.from_pretrained(out).eval()
+    assert (out / "config.json").exists() and (out / "tokenizer.json").exists()
+    # the head was dropped, so b's is freshly initialised: compare the encoders
+    ids = torch.tensor([[2, 5, 9, 11, 3]])
+    with torch.no_grad():
+        ha = a.base_model(input_ids=ids).last_hidden_state
+        hb = b.base_model(input_ids=ids).last_hidden_state
+    assert torch.nn.functional.cosine_similarity(ha.flatten(), hb.flatten(), dim=0) > 0.99
+
+
+def test_pack_weights_refuses_a_cap_below_one_tensor(tmp_path: Path) -> None:
+    pw = _recipe("pack_weights")
+    base = make_tiny_classifier(tmp_path / "base", {0: "entailment", 1: "neutral",
+                                                    2: "contradiction"})
+    with pytest.raises(ValueError, match="max_mib"):
+        pw.pack(base, tmp_path / "p", max_mib=1e-4, min_side=16, drop=())
+    with pytest.raises(ValueError, match="max_mib"):
+        pw.pack(base, tmp_path / "p", max_mib=0, min_side=16, drop=())
