@@ -213,8 +213,11 @@ def _other_unit(claim: str, n: Number, found: Sequence[tuple[str, list[Number]]]
     in whatever units it writes it, neither of them may be millions ("1.5m"), and a content
     word next to the two is the same ("lasts 1 year" and "lasts 6 months"; not "1.2 km
     long" and "300 m wide", nor the "17-year-old" and "for 6 years": a hyphenated
-    quantity has no context). The correction is the evidence's quantity with its unit.
-    ``found``: each evidence text with its numbers.
+    quantity has no context; a conversion in brackets is looked past: "330 metres (1,083 ft)
+    tall" has "tall" after both). The correction is the evidence's quantity with its unit,
+    in the claim's unit where the evidence gives that one ("1,000 feet tall" against "330
+    metres (1,083 ft) tall" becomes "1,083 ft"). ``found``: each evidence text with its
+    numbers.
     """
     if dimension(n) is None or claim_count != 1 or _millions_too(n) or _titled_unit(claim, n):
         return None
@@ -222,9 +225,10 @@ def _other_unit(claim: str, n: Number, found: Sequence[tuple[str, list[Number]]]
     if not given or any(_millions_too(m) for _, m in given) \
             or not all(number_in(m, [given[0][1]]) for _, m in given):
         return None
-    where = _context(claim, quantity_span(claim, n))
-    text, m = next(((t, m) for t, m in given if where & _context(t, quantity_span(t, m))),
-                   (None, None))
+    where = _context(claim, quantity_span(claim, n), asides=True)
+    in_claims_unit = sorted(given, key=lambda tm: tm[1].unit != n.unit)  # stable
+    text, m = next(((t, m) for t, m in in_claims_unit
+                    if where & _context(t, quantity_span(t, m), asides=True)), (None, None))
     if text is None or m is None:
         return None
     said, other = quantity_text(claim, n), quantity_text(text, m)
@@ -341,13 +345,19 @@ _NO_CONTEXT = frozenset(
     "nature glance sight person".split())
 
 
-def _context(text: str, span: tuple[int, int]) -> set[tuple[str, str]]:
-    """The content words right before and after ``text[span]`` (none in a compound word)."""
+def _context(text: str, span: tuple[int, int], asides: bool = False
+             ) -> set[tuple[str, str]]:
+    """The content words right before and after ``text[span]`` (none in a compound word).
+
+    ``asides``: the word after looks past a short aside in brackets and out of the brackets
+    around ``text[span]``: "tall" is after both quantities of "330 metres (1,083 ft) tall".
+    """
     s, e = span
     if text[s - 1:s] == "-" or text[e:e + 1] == "-":  # "second-hand", "first-time"
         return set()
     out = set()
-    after = re.match(r"\s+([A-Za-z]+)", text[e:])
+    skip = r"(?:\s*\([^()]{1,40}\))?\)?" if asides else ""
+    after = re.match(skip + r"\s+([A-Za-z]+)", text[e:])
     before = re.search(r"([A-Za-z]+)\s+$", text[:s])
     for side, m in (("after", after), ("before", before)):
         if m and m.group(1).lower() not in _NO_CONTEXT:

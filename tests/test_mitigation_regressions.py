@@ -900,6 +900,17 @@ def test_mitigation_quantity_in_another_unit_is_found(claim: str, evidence: str)
      [("number_not_in_evidence", "2", None)]),
     ("The oven reaches 100 °C.", "The oven reaches 100 °F.",
      [("value_contradiction", "100 °C", "100 °F")]),
+    # a conversion in brackets: the word after is looked for past it, and the evidence's
+    # value in the claim's unit is the correction; not when the two disagree or measure
+    # another thing
+    ("The tower is 1,000 feet tall.", "The tower is 330 metres (1,083 ft) tall.",
+     [("value_contradiction", "1,000 feet", "1,083 ft")]),
+    ("The river is 300 km long.", "The river is 251 kilometres (156 mi) long.",
+     [("value_contradiction", "300 km", "251 kilometres")]),
+    ("The tower is 1,000 feet tall.", "The tower is 330 metres (1,200 ft) tall.",
+     [("number_not_in_evidence", "1,000", None)]),
+    ("The tower is 1,000 feet tall.", "The tower is 330 m (1,083 ft) wide.",
+     [("number_not_in_evidence", "1,000", None)]),
 ])
 def test_mitigation_quantity_in_another_unit_differs(claim: str, evidence: str,
                                                      found) -> None:
@@ -988,6 +999,10 @@ def test_mitigation_corrects_a_quantity_from_another_unit() -> None:
         draft, [_v(draft, draft, C, _ev("The race is 3,000 m long."))])
     assert answer.text.startswith("The race is 3,000 m long [1].")
     assert answer.edits[0].action == "corrected"
+    draft = "The tower is 1,000 feet tall."
+    answer = Mitigator("balanced").mitigate(
+        draft, [_v(draft, draft, C, _ev("The tower is 330 metres (1,083 ft) tall."))])
+    assert answer.text.startswith("The tower is 1,083 ft tall [1].")
 
 
 @pytest.mark.parametrize(("text", "units"), [
