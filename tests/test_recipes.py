@@ -318,7 +318,7 @@ def test_pack_weights_round_trips_within_half_a_step(tmp_path: Path) -> None:
     assert torch.nn.functional.cosine_similarity(ha.flatten(), hb.flatten(), dim=0) > 0.99
 
 
-def test_pack_weights_refuses_a_cap_below_one_tensor(tmp_path: Path) -> None:
+def test_pack_weights_refuses_a_cap_below_one_tensor_and_missing_parts(tmp_path: Path) -> None:
     pw = _recipe("pack_weights")
     base = make_tiny_classifier(tmp_path / "base", {0: "entailment", 1: "neutral",
                                                     2: "contradiction"})
@@ -326,3 +326,5 @@ def test_pack_weights_refuses_a_cap_below_one_tensor(tmp_path: Path) -> None:
         pw.pack(base, tmp_path / "p", max_mib=1e-4, min_side=16, drop=())
     with pytest.raises(ValueError, match="max_mib"):
         pw.pack(base, tmp_path / "p", max_mib=0, min_side=16, drop=())
+    with pytest.raises(FileNotFoundError, match="parts="):
+        pw.unpack(tmp_path / "nothing", tmp_path / "u")

@@ -85,8 +85,8 @@ def unpack(parts: Path, out: Path) -> Path:
     state: dict[str, torch.Tensor] = {}
     files = sorted(parts.glob("part*/q.safetensors"),
                    key=lambda p: int(p.parent.name.removeprefix("part")))
-    if not files:
-        raise FileNotFoundError(f"no part*/q.safetensors under parts={str(parts)!r}")
+    if not files or not (parts / "meta").is_dir():
+        raise FileNotFoundError(f"no part*/q.safetensors and meta/ under parts={str(parts)!r}")
     for f in files:
         d = load_file(str(f))
         for k, t in d.items():
