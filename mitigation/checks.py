@@ -225,10 +225,10 @@ def _other_unit(claim: str, n: Number, found: Sequence[tuple[str, list[Number]]]
     if not given or any(_millions_too(m) for _, m in given) \
             or not all(number_in(m, [given[0][1]]) for _, m in given):
         return None
-    where = _context(claim, quantity_span(claim, n), asides=True)
+    where = _context(claim, quantity_span(claim, n))
     in_claims_unit = sorted(given, key=lambda tm: tm[1].unit != n.unit)  # stable
     text, m = next(((t, m) for t, m in in_claims_unit
-                    if where & _context(t, quantity_span(t, m), asides=True)), (None, None))
+                    if where & _context(t, quantity_span(t, m))), (None, None))
     if text is None or m is None:
         return None
     said, other = quantity_text(claim, n), quantity_text(text, m)
@@ -345,19 +345,17 @@ _NO_CONTEXT = frozenset(
     "nature glance sight person".split())
 
 
-def _context(text: str, span: tuple[int, int], asides: bool = False
-             ) -> set[tuple[str, str]]:
+def _context(text: str, span: tuple[int, int]) -> set[tuple[str, str]]:
     """The content words right before and after ``text[span]`` (none in a compound word).
 
-    ``asides``: the word after looks past a short aside in brackets and out of the brackets
-    around ``text[span]``: "tall" is after both quantities of "330 metres (1,083 ft) tall".
+    The word after looks past a short aside in brackets and out of the brackets around
+    ``text[span]``: "tall" is after both quantities of "330 metres (1,083 ft) tall".
     """
     s, e = span
     if text[s - 1:s] == "-" or text[e:e + 1] == "-":  # "second-hand", "first-time"
         return set()
     out = set()
-    skip = r"(?:\s*\([^()]{1,40}\))?\)?" if asides else ""
-    after = re.match(skip + r"\s+([A-Za-z]+)", text[e:])
+    after = re.match(r"(?:\s*\([^()]{1,40}\))?\)?\s+([A-Za-z]+)", text[e:])
     before = re.search(r"([A-Za-z]+)\s+$", text[:s])
     for side, m in (("after", after), ("before", before)):
         if m and m.group(1).lower() not in _NO_CONTEXT:

@@ -573,8 +573,7 @@ def quantity_span(text: str, n: Number) -> tuple[int, int]:
     """Where ``text`` writes ``n`` with its unit: "5 km", "212 °F", "5 feet 11 inches"."""
     unit = unit_span(text, n)
     end = unit[1] if unit else n.span[1]
-    start = n.span[0]
-    return start + len(text[start:end]) - len(text[start:end].lstrip()), end
+    return end - len(text[n.span[0]:end].lstrip()), end  # a number read with its space
 
 
 def quantity_text(text: str, n: Number) -> str:

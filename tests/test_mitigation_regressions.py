@@ -305,6 +305,11 @@ def test_mitigation_rule_file_parse_errors_name_the_file(tmp_path, name, text, k
      [("value_contradiction", "third", "second")]),
     ("The second season was bad.", "The First season was bad.",
      [("value_contradiction", "second", "first")]),
+    # the word after is looked for past a bracketed aside, on either side
+    ("The third season was cancelled.", "The second (2018) season was cancelled.",
+     [("value_contradiction", "third", "second")]),
+    ("The third (2019) season was cancelled.", "The second season was cancelled in 2019.",
+     [("value_contradiction", "third", "second")]),
     # the claim's value is in the evidence, or the context differs: no alarm
     ("He finished third.", "He finished second in 2019 and third in 2020.", []),
     ("He won his second title in 2019.", "He won his first title in 2015 and his second in "

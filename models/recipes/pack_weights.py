@@ -27,9 +27,8 @@ logger = logging.getLogger("pack_weights")
 
 #: Suffixes of the int8 values and their row scales in a part.
 Q, S = "::q", "::s"
-#: Files beside the weights that ``from_pretrained`` reads (those present are copied).
-META_FILES = ("config.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt",
-              "special_tokens_map.json")
+#: Weight files, which ``pack`` does not copy into ``meta`` (every other file it does).
+WEIGHT_SUFFIXES = (".safetensors", ".bin")
 
 
 def quantize_rows(t: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -67,9 +66,9 @@ def pack(src: Path, out: Path, max_mib: float, min_side: int, drop: tuple[str, .
         parts[-1].update(entry)
         size += nbytes
     (out / "meta").mkdir(parents=True, exist_ok=True)
-    for f in META_FILES:
-        if (src / f).exists():
-            shutil.copy(src / f, out / "meta" / f)
+    for f in src.iterdir():  # config, tokenizer, vocabulary: what from_pretrained reads
+        if f.is_file() and f.suffix not in WEIGHT_SUFFIXES:
+            shutil.copy(f, out / "meta" / f.name)
     files = []
     for i, part in enumerate(parts):
         (out / f"part{i}").mkdir(exist_ok=True)
