@@ -4,9 +4,11 @@ The lent GPU machine takes at most 64 MiB of files a call and has no network, an
 all-mpnet-base-v2 (the NLI teacher's base) is 418 MiB in fp32. ``pack`` stores every 2-D float
 weight with both sides at least ``--min-side`` as int8, symmetric, one fp32 scale per row
 (absolute error at most half a step, ``max|row| / 254``; mpnet's mean-pooled sentence
-embeddings stay at cosine 0.9994 to the fp32 model's), the rest as fp32, in parts of at most
-``--max-mib`` each (whole tensors, in the checkpoint's order); ``unpack`` rebuilds an fp32
-``model.safetensors`` beside the config and tokenizer files, loadable by ``from_pretrained``.
+embeddings stay at cosine 0.9994 to the fp32 model's), the other float tensors as fp32, in
+parts of at most ``--max-mib`` each (whole tensors, in the checkpoint's order); integer
+buffers (position ids) and the ``--drop`` prefixes are left out, each logged. ``unpack``
+rebuilds an fp32 ``model.safetensors`` beside the config and tokenizer files, loadable by
+``from_pretrained``.
 Standalone (torch + safetensors), so it runs as-is on the GPU machine.
 
     python models/recipes/pack_weights.py pack --src MPNET_DIR --out PACKED --max-mib 56
@@ -50,6 +52,9 @@ def pack(src: Path, out: Path, max_mib: float, min_side: int, drop: tuple[str, .
     size = 0
     for name, t in state.items():
         if name.startswith(drop) or not t.is_floating_point():
+            # integer buffers (position ids) are rebuilt by from_pretrained
+            logger.info("left out: %s (%s)", name, "dropped" if name.startswith(drop)
+                        else f"not a float tensor, {t.dtype}")
             continue
         if t.ndim == 2 and min(t.shape) >= min_side:
             q, s = quantize_rows(t)
