@@ -37,6 +37,7 @@ test: setup
 
 lint: setup
 	$(PY) -m ruff check verifier rag mitigation tests benchmarks models
+	$(PY) -m mypy
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

@@ -164,11 +164,12 @@ class NumberCheck:
                     # nor another value of the quantity in another unit: "2 years" against
                     # "18 months ... 3 years"
                     and all(number_in(m, given[:1]) for _, m in _measures(n, found))):
-                other = given[0]
+                ev_number = given[0]
                 out.append(Finding(self.name, "value_contradiction", Severity.HIGH,
                                    f"the claim says {n.text} {unit}, the evidence "
-                                   f"{other.text} {unit}",
-                                   f"use the evidence's value: {other.text}", n.text, other.text))
+                                   f"{ev_number.text} {unit}",
+                                   f"use the evidence's value: {ev_number.text}", n.text,
+                                   ev_number.text))
             elif not bound and (measured := _other_unit(
                     claim, n, found, dimensions.count(dimension(n)))):
                 out.append(measured)
@@ -323,11 +324,10 @@ def _bound_met(n: Number, bound: Literal["min", "max"] | None, unit: str | None,
                                           n.currency != m.currency) \
                     or number_bound(text, m) is not None:
                 continue
-            value = m.value
-            if _unit_after(text, m.span[1]) != unit:
-                value = in_unit_of(m, n)  # "over 5 km" is met by "5,400 m"
-                if value is None:
-                    continue
+            # in another unit, "over 5 km" is met by "5,400 m"
+            value = m.value if _unit_after(text, m.span[1]) == unit else in_unit_of(m, n)
+            if value is None:
+                continue
             # the claim's bound rounds the evidence's value: "over 4.5 million" for 4.7
             # million, not "over 1,600" for 1.6 million (nor "over £100" for £100,000)
             low, high = (n.value, 10 * n.value) if bound == "min" else (n.value / 10, n.value)
@@ -556,7 +556,8 @@ class EntityCheck:
                      if len(w) > 2]
             if _date_words(claim, start, words):
                 if ev_months is None:
-                    ev_months = {d.month for e in evidence for d in find_dates(e)}
+                    ev_months = {d.month for e in evidence for d in find_dates(e)
+                                 if d.month is not None}
                 # a weekday next to a date is the date check's ("Monday, 3 June 2019");
                 # a month is in the evidence's words or dates
                 dated = _next_to(dates, claim, start, start + len(name))
@@ -686,14 +687,14 @@ class AllowlistRule:
             raise ValueError(f"an allowlist rule needs a name (a non-empty str), got "
                              f"{self.name!r}")
 
-        def words(param: str, value: Any) -> tuple[str, ...]:
+        def checked(param: str, value: Any) -> tuple[str, ...]:
             if isinstance(value, (str, bytes)) or not isinstance(value, Sequence) or not all(
                     isinstance(w, str) and w.strip() for w in value):
                 raise ValueError(f"rule {self.name!r}: {param} must be a list of non-empty "
                                  f"strings, got {value!r}")
             return tuple(value)
 
-        terms, allowed = words("terms", self.terms), words("allowed", self.allowed)
+        terms, allowed = checked("terms", self.terms), checked("allowed", self.allowed)
         if not terms:
             raise ValueError(f"rule {self.name!r}: terms must name at least one term")
         unknown = set(allowed) - set(terms)

@@ -563,14 +563,14 @@ class Mitigator:
                 out.append(new_sentence)
                 located.update({i: (at + s, at + e) for i, (s, e) in where.items()})
                 at += len(new_sentence)
-                for a in appended:
+                for extra in appended:
                     starts.append(at + 1)
-                    out.append(" " + a)
-                    at += 1 + len(a)
+                    out.append(" " + extra)
+                    at += 1 + len(extra)
             elif appended:
-                for a in appended:
+                for extra in appended:
                     starts.append(at + (1 if starts else 0))
-                    at = starts[-1] + len(a)
+                    at = starts[-1] + len(extra)
                 out.append(" ".join(appended))
             else:  # removed whole: the whitespace before it waits for the next gap
                 written = "".join(out)
@@ -629,7 +629,8 @@ class Mitigator:
                 pieces.append((a, b, original))  # unchanged; a piece to follow where it goes
             else:
                 sentence_text = {"warned": _warning, "hedged": _hedge}.get(action)
-                if whole:  # a hedge or warning keeps the list marker; a removal drops it
+                if lead is not None:  # whole: a hedge or warning keeps the list marker; a
+                    # removal drops it
                     new = sentence_text(v.claim.text) if sentence_text else ""
                     pieces.append((lead if new else 0, len(sentence), new))
                 else:

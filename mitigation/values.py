@@ -259,6 +259,8 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
         [-5.0, 2500.0]
     """
     out: list[Number] = []
+    value: float
+    alternative: float | None
     date_spans = [d.span for d in find_dates(text)] if skip_years else []
     # read whole before the numbers inside them: ages, fractions, scientific notation
     out.extend([*_age_decades(text), *_fractions(text), *_scientific(text)])

@@ -589,11 +589,11 @@ class LLMDecomposer:
             if not isinstance(data, list):
                 continue
             items = [x.get("claim", x.get("text")) if isinstance(x, dict) else x for x in data]
-            bad = [x for x in items if not isinstance(x, str)]
-            if bad:  # e.g. "[1]" before the real list: look further
-                problem = problem or (bad[0],)
+            texts = [x for x in items if isinstance(x, str)]
+            if len(texts) < len(items):  # e.g. "[1]" before the real list: look further
+                problem = problem or (next(x for x in items if not isinstance(x, str)),)
                 continue
-            return [x.strip() for x in items if x.strip()]
+            return [x.strip() for x in texts if x.strip()]
         if problem:
             raise ValueError(f"the decomposer output must be a JSON list of strings, got an "
                              f"item {problem[0]!r}")
@@ -631,9 +631,10 @@ class LLMDecomposer:
         sent_sets = [{w for *_, w in sw} for sw in sent_words]
         by_sentence: dict[int, list[int]] = {}  # sentence index -> item indices
         item_words = [set(re.findall(r"\w+", item.lower())) for item in items]
-        for i, words in enumerate(item_words):
+        for i, claim_words in enumerate(item_words):
             # a sentence is a candidate when it shares a content word (not only "is", "the")
-            scores = [len(words & sw) / max(1, len(words | sw)) if (words & sw) - STOP_WORDS
+            scores = [len(claim_words & sw) / max(1, len(claim_words | sw))
+                      if (claim_words & sw) - STOP_WORDS
                       else -1.0 for sw in sent_sets]
             if not scores or max(scores) < 0:
                 logger.warning("LLM decomposer: claim %r shares no content word with the "

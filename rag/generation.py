@@ -608,7 +608,7 @@ class StaticGenerator:
             text,
             tuple(tokens) if tokens is not None else None,
             tuple(token_logprobs) if token_logprobs is not None else None,
-            tuple(tuple(o) for o in token_offsets) if token_offsets is not None else None,
+            tuple((a, b) for a, b in token_offsets) if token_offsets is not None else None,
             model,
         )
 
@@ -618,7 +618,8 @@ class StaticGenerator:
         return {"type": "generator.static.v1",
                 "init_parameters": {
                     "text": g.text,
-                    "token_logprobs": list(g.token_logprobs) if g.has_logprobs else None,
+                    "token_logprobs": (list(g.token_logprobs) if g.token_logprobs is not None
+                                       else None),
                     "tokens": list(g.tokens) if g.tokens is not None else None,
                     "token_offsets": [list(o) for o in g.token_offsets]
                     if g.token_offsets is not None else None,

@@ -72,7 +72,12 @@ class CachedEncoder:
                                         or callable(encoder)):
             raise TypeError(f"encoder must have an encode() method or be a factory, got "
                             f"{encoder!r}")
-        self._inner = encoder
+        self._inner: Encoder | None = None
+        self._factory: Callable[[], Encoder] | None = None
+        if callable(getattr(encoder, "encode", None)):
+            self._inner = encoder  # type: ignore[assignment]  # has encode(): an Encoder
+        elif encoder is not None:
+            self._factory = encoder  # type: ignore[assignment]  # callable: a factory
         self.max_items = int(max_items)
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.RLock()
@@ -81,12 +86,12 @@ class CachedEncoder:
     def encoder(self) -> Encoder:
         """The wrapped encoder (made on first use)."""
         with self._lock:
-            if self._inner is None:
+            if self._inner is None and self._factory is not None:
+                self._inner, self._factory = self._factory(), None
+            elif self._inner is None:
                 from rag.retrieval import DenseRetriever
 
                 self._inner = DenseRetriever()
-            elif not callable(getattr(self._inner, "encode", None)):
-                self._inner = self._inner()  # a factory
             return self._inner
 
     def clear(self) -> None:

@@ -578,6 +578,7 @@ class DenseRetriever(_Corpus):
         import faiss
 
         dim = emb.shape[1]
+        index: Any
         if self.index_type == "hnsw":
             index = faiss.IndexHNSWFlat(dim, 32, faiss.METRIC_INNER_PRODUCT)
             index.hnsw.efConstruction = 80

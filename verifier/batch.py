@@ -31,7 +31,7 @@ import os
 import re
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -340,7 +340,7 @@ def _read_json_array(path: Path) -> Iterator[RawRow]:
         raw = json.dumps(rec, ensure_ascii=False)
         if undecodable and (bad := _undecodable(raw, i, f"array item {i}")) is not None:
             yield RawRow(i, _printable(raw), None, bad, src)
-        elif not isinstance(rec, dict):
+        elif not isinstance(rec, _Record):  # every JSON object is read as a _Record
             yield RawRow(i, raw, None, "array item is not an object", src)
         elif rec.duplicates:
             yield RawRow(i, raw, None, _duplicate_keys(rec), src)
@@ -571,7 +571,7 @@ def read_rows(path: Path) -> Iterator[RawRow]:
             except (ValueError, RecursionError) as exc:  # JSONDecodeError, digit limit, depth
                 yield RawRow(i, text, None, f"bad JSON: {_json_error(exc)}", src)
                 continue
-            if not isinstance(rec, dict):
+            if not isinstance(rec, _Record):  # every JSON object is read as a _Record
                 yield RawRow(i, text, None,
                              f"a JSON line must be an object, got {_a_json_type(rec)}", src)
                 continue
@@ -940,10 +940,11 @@ class _LocalScorer:
         self.device = cfg.device
         bs = cfg.batch_size
         self.auto = bs == "auto"
+        batch_size: dict[str, Any] = {} if self.auto else {"batch_size": bs}
         self.detector = NLIDetector(cfg.model, device=cfg.device, max_length=cfg.max_length,
                                     dtype=cfg.dtype,
                                     hypothesis_sentences=cfg.hypothesis_sentences,
-                                    **({} if self.auto else {"batch_size": bs}))
+                                    **batch_size)
         if self.auto:
             self.detector.batch_size = 512 if str(self._device()).startswith("cuda") else 64
         self.verifier = None
@@ -1042,8 +1043,8 @@ def _bad_probability_rows(probs: np.ndarray) -> dict[int, str]:
     Each row must hold finite values in [0, 1] that sum to 1 (within :data:`_SUM_TOLERANCE`).
     Such a row is a bad pair's error record, not a reason to score the others again.
     """
-    finite = np.isfinite(probs).all(axis=1)
-    in_range = ((probs >= 0.0) & (probs <= 1.0)).all(axis=1)
+    finite = np.asarray(np.isfinite(probs).all(axis=1))
+    in_range = np.asarray(((probs >= 0.0) & (probs <= 1.0)).all(axis=1))
     sums = probs.sum(axis=1)
     bad = {}
     for k in np.flatnonzero(~(finite & in_range & (np.abs(sums - 1.0) <= _SUM_TOLERANCE))):
@@ -1107,7 +1108,7 @@ def _chunks(rows: Iterator[RawRow], size: int) -> Iterator[list[RawRow]]:
         yield buf
 
 
-def _all_rows(cfg: EvalConfig) -> Iterator[RawRow]:
+def _all_rows(cfg: EvalConfig) -> Generator[RawRow, None, None]:
     n = 0
     for p in cfg.inputs:
         for r in (_loader_rows(p) if cfg.from_loader else read_rows(p)):
@@ -1275,7 +1276,7 @@ def check_id_field(cfg: EvalConfig) -> None:
     if not name or not _id_required(cfg):
         return
     first = _first_record(cfg)
-    if first is not None and name not in first.record:
+    if first is not None and first.record is not None and name not in first.record:
         names = ", ".join(repr(k) for k in first.record)
         raise ValueError(f"id field {name!r} (--id-field, FieldMap.id) is not in the first row, "
                          f"{first.source}:{first.line}, whose fields are {names}: name one of "
@@ -1300,8 +1301,9 @@ def _run_eval(cfg: EvalConfig, scorer: Any, show_progress_bar: bool | None
     threshold, threshold_source = resolve_threshold(cfg)
     settings = cfg.settings(resolved_threshold=threshold)
     fp = cfg.fingerprint(resolved_threshold=threshold)
-    state = {"version": STATE_VERSION, "fingerprint": fp, "settings": settings, "rows_done": 0,
-             "pred_bytes": 0, "err_bytes": 0, "seconds": 0.0, "pairs_scored": 0, "done": False}
+    state: dict[str, Any] = {
+        "version": STATE_VERSION, "fingerprint": fp, "settings": settings, "rows_done": 0,
+        "pred_bytes": 0, "err_bytes": 0, "seconds": 0.0, "pairs_scored": 0, "done": False}
     if state_path.exists():
         try:
             old = json.loads(state_path.read_text(encoding="utf-8"))
@@ -1388,7 +1390,7 @@ def _no_usable_row_message(cfg: EvalConfig, err_path: Path, n_errors: int) -> st
            f"{first['source']}:{first['line']}: {first['reason']}")
     if str(first["reason"]).startswith("missing "):
         found = _first_record(cfg)
-        if found is not None:
+        if found is not None and found.record is not None:
             names = ", ".join(repr(k) for k in found.record)
             msg += (f"; the rows have the fields {names}: choose them with --claim-field, "
                     f"--evidence-field, --label-field (FieldMap)")

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import numbers
+from typing import TypeGuard
 
 
-def is_int(value: object) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
     """Whether ``value`` is an integer, numpy's included, and not a ``bool``.
+
+    Typed as a guard for ``int``, which numpy's integers stand in for wherever they are used.
 
     Example:
         >>> import numpy as np
@@ -16,10 +19,11 @@ def is_int(value: object) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
-def is_real(value: object) -> bool:
+def is_real(value: object) -> TypeGuard[float]:
     """Whether ``value`` is a real number, numpy's included, and not a ``bool``.
 
-    NaN and the infinities are real numbers here: range checks reject them.
+    NaN and the infinities are real numbers here: range checks reject them. Typed as a guard
+    for ``float``, as :func:`is_int` is for ``int``.
 
     Example:
         >>> import numpy as np

@@ -166,7 +166,7 @@ class _MissingField(KeyError):
     """A data row lacks a field a preset reads (``load_preset`` reports it as such)."""
 
 
-class _Row(dict):  # type: ignore[type-arg]
+class _Row(dict):
     """A data file's row: a missing field raises :class:`_MissingField`, not any KeyError.
 
     So that ``load_preset`` reports a missing field as one, and lets a ``KeyError`` of
@@ -320,7 +320,11 @@ def _json_array(path: Path) -> Iterator[_SourceRow]:
                              f"{type(item).__name__}", where)
 
 
-def _delimited(path: Path, delimiter: str, quoting: int) -> Iterator[_SourceRow]:
+#: ``csv.QUOTE_MINIMAL`` .. ``csv.QUOTE_NONE``.
+_Quoting = Literal[0, 1, 2, 3]
+
+
+def _delimited(path: Path, delimiter: str, quoting: _Quoting) -> Iterator[_SourceRow]:
     """The rows of a CSV/TSV file under its header line; ``line`` is where a row starts.
 
     A row that is not UTF-8, is empty, cannot be parsed or has a number of fields other than
@@ -501,6 +505,7 @@ def _fever(root: Path) -> Iterator[PresetRow]:
             yield s.bad(ss)
             continue
         r, group = s.row, find(ss[1][0])
+        assert r is not None  # a row that could not be read has its reason in ``sents``
         split: Split = "train" if group not in linked and hash_bucket(group) >= 50 else "eval"
         try:
             yield s.good(Example(str(r["idx"]), csv_unescaped(r["claim"]), r["evidence"],

@@ -5,6 +5,7 @@ Nothing here loads a model: the functions only resolve paths, so importing is ch
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import logging
 import threading
@@ -96,7 +97,7 @@ def folder_fingerprint(folder: str | Path, *, skip: Iterable[str] = ()) -> str:
             continue
         h.update(rel.encode() + b"\0")
         with f.open("rb") as fh:
-            for block in iter(lambda fh=fh: fh.read(1 << 20), b""):
+            for block in iter(functools.partial(fh.read, 1 << 20), b""):
                 h.update(block)
     return h.hexdigest()
 

@@ -15,11 +15,12 @@ does not depend on scikit-learn's private tree classes.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+import numpy.typing as npt
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -96,8 +97,8 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
         return (Z - self.mean_) / self.scale_
 
     # ------------------------------------------------------------------ fitting
-    def fit(self, X: Any, y: Sequence[Any], *, groups: Sequence[Any] | None = None,
-            sample_weight: Sequence[float] | None = None) -> MetaClassifier:
+    def fit(self, X: npt.ArrayLike, y: npt.ArrayLike, *, groups: npt.ArrayLike | None = None,
+            sample_weight: npt.ArrayLike | None = None) -> MetaClassifier:
         """Fit on ``X`` (n, k) with labels ``y``; returns ``self``.
 
         ``groups`` (e.g. the data set of each row): the out-of-fold probabilities the
@@ -112,28 +113,28 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
         if self.estimator not in ESTIMATORS:
             raise ValueError(f"estimator must be one of {list(ESTIMATORS)}, got "
                              f"{self.estimator!r}")
-        y = np.asarray(y)
+        labels = np.asarray(y)
         Z = self._prepare(X, fit=True)
-        if len(y) != len(Z):
-            raise ValueError(f"X has {len(Z)} rows but y has {len(y)}")
-        w = _check_weights(sample_weight, len(y))
-        self.classes_ = np.unique(y)
+        if len(labels) != len(Z):
+            raise ValueError(f"X has {len(Z)} rows but labels has {len(labels)}")
+        w = _check_weights(sample_weight, len(labels))
+        self.classes_ = np.unique(labels)
         if len(self.classes_) < 2:
             raise ValueError(f"y needs at least two classes, got {self.classes_.tolist()}")
 
         self.calibrators_: list[dict[str, Any]] = []
         if self.calibration != "none":
-            oof = np.zeros((len(y), len(self.classes_)))
-            for tr, te in self._folds(Z, y, groups):
-                m = self._new_estimator().fit(Z[tr], y[tr],
+            oof = np.zeros((len(labels), len(self.classes_)))
+            for tr, te in self._folds(Z, labels, groups):
+                m = self._new_estimator().fit(Z[tr], labels[tr],
                                               sample_weight=None if w is None else w[tr])
                 cols = np.searchsorted(self.classes_, m.classes_)
                 oof[np.ix_(te, cols)] = m.predict_proba(Z[te])
             for k, c in enumerate(self.classes_):
-                self.calibrators_.append(_fit_calibrator(oof[:, k], (y == c).astype(float),
+                self.calibrators_.append(_fit_calibrator(oof[:, k], (labels == c).astype(float),
                                                          self.calibration, w))
             self._oof = oof  # out-of-fold raw probabilities (threshold selection; not saved)
-        model = self._new_estimator().fit(Z, y, sample_weight=w)
+        model = self._new_estimator().fit(Z, labels, sample_weight=w)
         for attr in ("coef_", "intercept_", "trees_", "init_"):  # a refit may switch estimator
             self.__dict__.pop(attr, None)
         if self.estimator == "logistic":
@@ -155,7 +156,7 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
             max_leaf_nodes=self.max_leaf_nodes, min_samples_leaf=self.min_samples_leaf,
             random_state=self.random_state)
 
-    def _folds(self, Z: np.ndarray, y: np.ndarray, groups: Sequence[Any] | None) -> Any:
+    def _folds(self, Z: np.ndarray, y: np.ndarray, groups: npt.ArrayLike | None) -> Any:
         from sklearn.model_selection import GroupKFold, StratifiedKFold
 
         if groups is not None:
@@ -328,7 +329,7 @@ def _tree_sums(trees: dict[str, np.ndarray], Z: np.ndarray) -> np.ndarray:
     return out
 
 
-def _check_weights(sample_weight: Sequence[float] | None, n: int) -> np.ndarray | None:
+def _check_weights(sample_weight: npt.ArrayLike | None, n: int) -> np.ndarray | None:
     """``sample_weight`` as a float array of ``n`` finite, non-negative values (or ``None``)."""
     if sample_weight is None:
         return None
@@ -558,37 +559,37 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
                               cv=self.cv, random_state=self.random_state,
                               estimator=estimator)  # type: ignore[arg-type]
 
-    def fit(self, X: Any, y: Sequence[Any], *, groups: Sequence[Any] | None = None,
-            sample_weight: Sequence[float] | None = None) -> StatusClassifier:
+    def fit(self, X: npt.ArrayLike, y: Iterable[Any], *, groups: npt.ArrayLike | None = None,
+            sample_weight: npt.ArrayLike | None = None) -> StatusClassifier:
         """Fit on ``X`` with labels from :data:`STATUSES` or :data:`NOT_SUPPORTED`.
 
         ``groups``, ``sample_weight``: see :meth:`MetaClassifier.fit`.
         """
-        X = np.asarray(X, dtype=np.float64)
-        y = np.asarray([str(v) for v in y], dtype=object)
-        bad = sorted(set(y.tolist()) - {*STATUSES, NOT_SUPPORTED})
+        Xa = np.asarray(X, dtype=np.float64)
+        labels = np.asarray([str(v) for v in y], dtype=object)
+        bad = sorted(set(labels.tolist()) - {*STATUSES, NOT_SUPPORTED})
         if bad:
             raise ValueError(f"y has unknown labels {bad}; expected {[*STATUSES, NOT_SUPPORTED]}")
-        if len(y) != len(X):
-            raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
-        w = _check_weights(sample_weight, len(y))
-        sup = np.where(y == "Supported", "Supported", NOT_SUPPORTED)
+        if len(labels) != len(Xa):
+            raise ValueError(f"X has {len(Xa)} rows but y has {len(labels)}")
+        w = _check_weights(sample_weight, len(labels))
+        sup = np.where(labels == "Supported", "Supported", NOT_SUPPORTED)
         g = None if groups is None else np.asarray(groups, dtype=object)
         refute_est = self.estimator if self.refute_estimator is None else self.refute_estimator
         self._stage(refute_est)  # a bad name fails before the first stage is fitted
-        self.support_ = self._stage(self.estimator).fit(X, sup, groups=g, sample_weight=w)
+        self.support_ = self._stage(self.estimator).fit(Xa, sup, groups=g, sample_weight=w)
         oof = getattr(self.support_, "_oof", None)
         if oof is not None:
             p = self.support_._calibrate(oof)[:, list(self.support_.classes_).index("Supported")]
             self.support_threshold_ = _best_threshold(p, sup == "Supported", g)
         else:
             self.support_threshold_ = 0.5
-        rows = np.isin(y, ("Contradictory", "Insufficient_Info"))
-        if len(set(y[rows].tolist())) == 2:
+        rows = np.isin(labels, ("Contradictory", "Insufficient_Info"))
+        if len(set(labels[rows].tolist())) == 2:
             self.refute_: MetaClassifier | None = self._stage(refute_est).fit(
-                X[rows], y[rows], groups=None if g is None else g[rows],
+                Xa[rows], labels[rows], groups=None if g is None else g[rows],
                 sample_weight=None if w is None else w[rows])
-            contra = (y[rows] == "Contradictory").astype(np.float64)
+            contra = (labels[rows] == "Contradictory").astype(np.float64)
             wr = None if w is None or not (w[rows] > 0).any() else w[rows]
             self.refute_prior_ = float(np.average(contra, weights=wr))
         else:  # no 3-class rows: contradicted and unverifiable share the rest equally

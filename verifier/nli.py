@@ -483,7 +483,7 @@ class ChunkScores:
     def from_dict(cls, data: dict[str, Any]) -> ChunkScores:
         """Inverse of :meth:`to_dict`."""
         return cls(np.asarray(data["probabilities"]),
-                   tuple(tuple(s) for s in data["chunk_spans"]),  # type: ignore[misc]
+                   tuple(tuple(s) for s in data["chunk_spans"]),
                    np.asarray(data["chunk_probabilities"]), data["best_chunk"])
 
 
@@ -541,7 +541,7 @@ class SentenceScores:
     def from_dict(cls, data: dict[str, Any]) -> SentenceScores:
         """Inverse of :meth:`to_dict`."""
         return cls(np.asarray(data["probabilities"]),
-                   tuple(tuple(s) for s in data["sentence_spans"]),  # type: ignore[misc]
+                   tuple(tuple(s) for s in data["sentence_spans"]),
                    tuple(ChunkScores.from_dict(c) for c in data["sentences"]))
 
 
@@ -860,7 +860,7 @@ class NLIDetector:
             if value is not None and not _is_chunk_size(value):
                 raise ModelLoadError(f"the model config's chunk_tokens must be an int >= "
                                      f"{MIN_EVIDENCE_TOKENS}, got {value!r}")
-        return window if value in (None, "window") else min(value, window)
+        return window if value is None or value == "window" else min(int(value), window)
 
     def _hypothesis_sentences_of(self, config: Any) -> bool:
         """Sentence-by-sentence hypotheses: the argument, else the checkpoint's, else off."""

@@ -130,7 +130,7 @@ def feature_signature(verifier: Any) -> str:
             h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes())
     nli = getattr(verifier, "nli", None)
     settings: Any = type(nli).__qualname__
-    if hasattr(nli, "to_dict"):
+    if nli is not None and hasattr(nli, "to_dict"):
         settings = {k: v for k, v in nli.to_dict()["init_parameters"].items()
                     if k not in ("device", "batch_size", "show_progress_bar")}
     h.update(json.dumps([settings, getattr(verifier, "top_k_evidence", None),

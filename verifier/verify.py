@@ -89,7 +89,8 @@ class Report:
         verdicts = data.get("verdicts", [])
         if not isinstance(verdicts, (list, tuple)):
             raise TypeError(f"verdicts must be a list, got {type(verdicts).__name__}")
-        return cls(data.get("draft"), tuple(ClaimVerdict.from_dict(v) for v in verdicts),
+        draft: Any = data.get("draft")  # checked by __post_init__
+        return cls(draft, tuple(ClaimVerdict.from_dict(v) for v in verdicts),
                    data.get("timings", {}))
 
     def counts(self) -> dict[str, int]:
@@ -152,7 +153,7 @@ def _as_evidence(items: Sequence[Evidence | Passage | str] | Evidence | Passage 
             out.append(it)
         elif isinstance(it, Passage):
             span = tuple(it.metadata.get("doc_span", (0, len(it.text))))
-            out.append(Evidence(it.text, it.source_id, span))  # type: ignore[arg-type]
+            out.append(Evidence(it.text, it.source_id, span))
         else:
             out.append(Evidence(it, f"evidence-{i + 1}", (0, len(it))))
     return out
@@ -503,7 +504,7 @@ class Verifier:
             passages: list[Evidence] = list(retriever.retrieve(question or text, top_k=top_k))
             for c in claims:
                 passages.extend(retriever.retrieve(c.text, top_k=top_k))
-        else:
+        elif evidence is not None:  # one of the two is given (checked above)
             passages = _as_evidence(evidence)
         t["retrieve"] = time.perf_counter() - t0
         t0 = time.perf_counter()
@@ -800,8 +801,9 @@ class Verifier:
             else:
                 raise TypeError(f"claims[{i}] must be a non-empty str or a Claim, got {c!r:.80}")
             one.append(isinstance(e, (str, Evidence, Passage)) or not isinstance(e, Sequence))
+            items: Any = [e] if one[i] else e  # one piece of evidence, or a list of them
             try:
-                evs = _as_evidence([e] if one[i] else e)
+                evs = _as_evidence(items)
             except (TypeError, ValueError) as exc:
                 raise type(exc)(f"evidences[{i}]: {exc}") from exc
             if not evs:
