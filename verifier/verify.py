@@ -655,10 +655,13 @@ class Verifier:
         t0 = time.perf_counter()
         alone = self._sentences_alone(paired, units, keys, naming)
         spent["nli"] += time.perf_counter() - t0
-        features = self._features(paired, units, probs, results["alignment"],
+        rows_of: list[list[int]] = [[] for _ in paired]  # each claim's units, in order
+        for k, (ci, _) in enumerate(units):
+            rows_of[ci].append(k)
+        features = self._features(paired, rows_of, probs, results["alignment"],
                                   results["uncertainty"])
         t0 = time.perf_counter()
-        verdicts = self._decide_all(paired, units, probs, features, alone)
+        verdicts = self._decide_all(paired, units, rows_of, probs, features, alone)
         spent["meta"] = time.perf_counter() - t0
         if timings is not None:
             timings.update(spent)
@@ -685,16 +688,16 @@ class Verifier:
                                      units, paired, naming)
         return {k: (keys[k][0], float(scores[j, 0])) for j, k in enumerate(tied)}
 
-    def _features(self, paired: Sequence[ClaimEvidence], units: list[tuple[int, Evidence]],
+    def _features(self, paired: Sequence[ClaimEvidence], rows_of: list[list[int]],
                   probs: np.ndarray, align: list[dict[str, float]],
                   unc: list[dict[str, float]]) -> list[dict[str, float]]:
+        """Each claim's feature row; ``rows_of[ci]``: the rows of ``probs`` of its units."""
         from verifier.uncertainty import nli_entropy
 
         # how many sentences the NLI detector read each claim as (1: read whole)
         by_sentence = bool(getattr(self.nli, "resolved_hypothesis_sentences", False))
         out = []
-        for ci in range(len(paired)):
-            rows = [k for k, (cj, _) in enumerate(units) if cj == ci]
+        for ci, rows in enumerate(rows_of):
             f = dict.fromkeys(all_features(), math.nan)
             f["nli.units"] = float(len(rows))
             f["nli.sentences"] = (float(max(1, len(hypothesis_sentences(paired[ci].claim.text))))
@@ -713,7 +716,8 @@ class Verifier:
         return out
 
     def _decide_all(self, paired: Sequence[ClaimEvidence], units: list[tuple[int, Evidence]],
-                    probs: np.ndarray, features: list[dict[str, float]],
+                    rows_of: list[list[int]], probs: np.ndarray,
+                    features: list[dict[str, float]],
                     alone: dict[int, tuple[str, float]] | None = None) -> list[ClaimVerdict]:
         def proba(model: Any) -> np.ndarray | None:
             if model is None or not features:
@@ -729,7 +733,7 @@ class Verifier:
         order_s = list(Status)
         verdicts = []
         for ci, ce in enumerate(paired):
-            rows = [k for k, (cj, _) in enumerate(units) if cj == ci]
+            rows = rows_of[ci]
             f = features[ci]
             if align_p is not None:
                 f["align.p_supported"] = float(align_p[ci, order_s.index(Status.SUPPORTED)])
