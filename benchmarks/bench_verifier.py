@@ -43,6 +43,7 @@ import numpy as np
 from _common import RESULTS, write_result
 from sklearn.metrics import balanced_accuracy_score, f1_score
 
+from mitigation.values import clear_caches
 from verifier.embedded import embedded_meta_path
 from verifier.meta import StatusClassifier
 from verifier.training import META_SETS, collect_features, feature_array, sample_examples
@@ -342,6 +343,7 @@ def time_verify(runs: int, verifier: Verifier | None = None) -> dict:
             for name, mode in (("default", None), ("threads", True)):
                 verifier.parallel = mode
                 verifier.embedding_cache.clear()  # cold: every run embeds its sentences again
+                clear_caches()  # and parses its texts again
                 t0 = time.perf_counter()
                 report = verifier.verify(LATENCY_DRAFT, evidence=list(LATENCY_PASSAGES))
                 total[name].append(time.perf_counter() - t0)

@@ -563,7 +563,9 @@ class EntityCheck:
                 dated = _next_to(dates, claim, start, start + len(name))
                 words = [w for w in words
                          if (_MONTHS[w] not in ev_months if w in _MONTHS else not dated)]
-            if words and not all(re.search(rf"\b{re.escape(w)}\b", ev) for w in words):
+            # (a word that is not in the text at all needs no pattern compiled)
+            if words and not all(w in ev and re.search(rf"\b{re.escape(w)}\b", ev)
+                                 for w in words):
                 found = _substitute(claim, name, start, evidence)
                 if found:
                     context, other = found

@@ -7,12 +7,49 @@ the date (1969, 7, 20).
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import product
-from typing import Literal
+from typing import Literal, ParamSpec, TypeVar
 
 from verifier.text import csv_unescaped, trimmed_sentence_spans
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+def _memoised(fn: Callable[_P, list[_T]]) -> Callable[_P, list[_T]]:
+    """``fn`` remembering its last 4,096 results.
+
+    A check and the alignment features parse the same claim and evidence texts several times
+    each. Every call gets its own list (of frozen values), so a caller may change it.
+    """
+    cached = functools.lru_cache(maxsize=4096)(lambda *a, **k: tuple(fn(*a, **k)))
+
+    @functools.wraps(fn)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> list[_T]:
+        return list(cached(*args, **kwargs))  # type: ignore[arg-type]  # str and bool
+
+    wrapper.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
+    wrapper.cache_info = cached.cache_info  # type: ignore[attr-defined]
+    _MEMOISED.append(cached.cache_clear)
+    return wrapper
+
+
+_MEMOISED: list[Callable[[], None]] = []
+
+
+def clear_caches() -> None:
+    """Forget every remembered parse, for timings that must parse their texts afresh.
+
+    The parsers that remember: :func:`find_numbers`, :func:`find_dates`,
+    :func:`find_ordinals`.
+    """
+    for clear in _MEMOISED:
+        clear()
+
 
 _WORDS = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -245,6 +282,7 @@ def _words_value(words: str) -> float | None:
     return (total + current) * factor
 
 
+@_memoised
 def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
     """Numbers in ``text``, normalised (scale words, thousands separators, number words).
 
@@ -738,6 +776,7 @@ class Date:
         return range(self.year, self.year + (100 if self.year % 100 == 0 else 10))
 
 
+@_memoised
 def find_dates(text: str) -> list[Date]:
     """Dates in ``text``: full dates, month + year, bare years, ranges, decades, centuries.
 
@@ -823,6 +862,7 @@ def find_dates(text: str) -> list[Date]:
     return sorted(found, key=lambda d: d.span)
 
 
+@_memoised
 def find_ordinals(text: str) -> list[Number]:
     """Ordinal words as numbers ("second" -> 2), so "season 2" is found in "the second season".
 

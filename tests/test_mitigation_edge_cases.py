@@ -374,3 +374,20 @@ def test_references_quote_each_cited_sentence_and_stay_short() -> None:
 def test_mitigator_settings_are_checked(kw, match) -> None:
     with pytest.raises(ValueError, match=match):
         Mitigator(**kw)
+
+
+@pytest.mark.parametrize("name", ["find_numbers", "find_dates", "find_ordinals"])
+def test_text_parsers_remember_results_but_hand_out_fresh_lists(name: str) -> None:
+    from mitigation import values
+
+    parse = getattr(values, name)
+    text = "On 20 July 1969, the second crew flew 384,400 km; the third left in 1970."
+    first = parse(text)
+    assert first, "the text must give the parser something to find"
+    first.append(first[0])  # a caller's change to its list
+    again = parse(text)
+    assert again == first[:-1] and again is not first
+    assert parse.__wrapped__(text) == again  # the remembered result is the computed one
+    assert parse.cache_info().currsize > 0
+    values.clear_caches()
+    assert parse.cache_info().currsize == 0 and parse(text) == again

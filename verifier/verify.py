@@ -572,9 +572,11 @@ class Verifier:
             row["checks.substitution"] = float(sum(f.type == "entity_substitution"
                                                    for f in findings))
             norm = _norm(ce.claim.text)
-            claim = phrase_pattern(norm)
-            row["match.exact"] = float(bool(norm) and any(claim.search(_norm(e.content))
-                                                          for e in ev))
+            # the pattern is compiled only for evidence that holds the text at all
+            texts = [t for t in (_norm(e.content) for e in ev) if norm and norm in t]
+            claim = phrase_pattern(norm) if texts else None
+            row["match.exact"] = float(claim is not None
+                                       and any(claim.search(t) for t in texts))
         return rows
 
     def _run_uncertainty(self, paired: Sequence[ClaimEvidence], generation: Generation | None,
