@@ -21,12 +21,15 @@ _T = TypeVar("_T")
 
 
 def _memoised(fn: Callable[_P, list[_T]]) -> Callable[_P, list[_T]]:
-    """``fn`` remembering its last 4,096 results.
+    """``fn`` remembering its last 2,048 results.
 
-    A check and the alignment features parse the same claim and evidence texts several times
-    each. Every call gets its own list (of frozen values), so a caller may change it.
+    A claim's checks, then the alignment features of a batch of claims, parse the same claim
+    and evidence texts several times each; a memory of 2,048 texts (those of a few hundred
+    claims) catches most of it without holding on to a whole batch job's inputs (checks and
+    alignment of 800 FEVER pairs: 1.1 s with 2,048 or 4,096, 1.6 s with 1,024, 2.3 s with
+    none). Every call gets its own list (of frozen values), so a caller may change it.
     """
-    cached = functools.lru_cache(maxsize=4096)(lambda *a, **k: tuple(fn(*a, **k)))
+    cached = functools.lru_cache(maxsize=2048)(lambda *a, **k: tuple(fn(*a, **k)))
 
     @functools.wraps(fn)
     def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> list[_T]:
