@@ -37,21 +37,7 @@ def _memoised(fn: Callable[_P, list[_T]]) -> Callable[_P, list[_T]]:
 
     wrapper.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
     wrapper.cache_info = cached.cache_info  # type: ignore[attr-defined]
-    _MEMOISED.append(cached.cache_clear)
     return wrapper
-
-
-_MEMOISED: list[Callable[[], None]] = []
-
-
-def clear_caches() -> None:
-    """Forget every remembered parse, for timings that must parse their texts afresh.
-
-    The parsers that remember: :func:`find_numbers`, :func:`find_dates`,
-    :func:`find_ordinals`.
-    """
-    for clear in _MEMOISED:
-        clear()
 
 
 _WORDS = {
@@ -1224,3 +1210,9 @@ def date_in(d: Date, dates: list[Date]) -> bool:
                     (day is None or o_day is None or day == o_day):
                 return True
     return False
+
+
+def clear_caches() -> None:
+    """Forget every remembered parse, for timings that must parse their texts afresh."""
+    for parse in (find_numbers, find_dates, find_ordinals):
+        parse.cache_clear()  # type: ignore[union-attr]  # set by _memoised

@@ -68,16 +68,15 @@ class CachedEncoder:
                  max_items: int = 20_000) -> None:
         if not is_int(max_items) or max_items <= 0:
             raise ValueError(f"max_items must be an int > 0, got {max_items!r}")
-        if encoder is not None and not (callable(getattr(encoder, "encode", None))
-                                        or callable(encoder)):
-            raise TypeError(f"encoder must have an encode() method or be a factory, got "
-                            f"{encoder!r}")
         self._inner: Encoder | None = None
         self._factory: Callable[[], Encoder] | None = None
         if callable(getattr(encoder, "encode", None)):
             self._inner = encoder  # type: ignore[assignment]  # has encode(): an Encoder
+        elif callable(encoder):
+            self._factory = encoder
         elif encoder is not None:
-            self._factory = encoder  # type: ignore[assignment]  # callable: a factory
+            raise TypeError(f"encoder must have an encode() method or be a factory, got "
+                            f"{encoder!r}")
         self.max_items = int(max_items)
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.RLock()

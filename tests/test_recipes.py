@@ -318,7 +318,7 @@ def test_pack_weights_round_trips_within_half_a_step(tmp_path: Path) -> None:
     assert torch.nn.functional.cosine_similarity(ha.flatten(), hb.flatten(), dim=0) > 0.99
 
 
-def test_pack_weights_refuses_a_cap_below_one_tensor_and_missing_parts(tmp_path: Path) -> None:
+def test_pack_weights_refuses_a_small_cap_missing_parts_and_a_used_folder(tmp_path: Path) -> None:
     pw = _recipe("pack_weights")
     base = make_tiny_classifier(tmp_path / "base", {0: "entailment", 1: "neutral",
                                                     2: "contradiction"})
@@ -328,3 +328,8 @@ def test_pack_weights_refuses_a_cap_below_one_tensor_and_missing_parts(tmp_path:
         pw.pack(base, tmp_path / "p", max_mib=0, min_side=16, drop=())
     with pytest.raises(FileNotFoundError, match="parts="):
         pw.unpack(tmp_path / "nothing", tmp_path / "u")
+    # a second pack into the same folder would leave the first one's extra parts for
+    # unpack to read
+    pw.pack(base, tmp_path / "twice", max_mib=0.02, min_side=16, drop=())
+    with pytest.raises(FileExistsError, match="already holds packed parts"):
+        pw.pack(base, tmp_path / "twice", max_mib=1.0, min_side=16, drop=())

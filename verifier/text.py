@@ -78,6 +78,19 @@ def phrase_pattern(phrase: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w)(?<!\d[.,]){re.escape(phrase)}(?!\w)(?![.,]\d)")
 
 
+def phrase_in(phrase: str, text: str) -> bool:
+    """Whether ``text`` holds ``phrase`` as a whole token sequence (:func:`phrase_pattern`).
+
+    The pattern is compiled only when ``text`` holds the characters at all: most texts do
+    not, and a pattern made of a whole claim is costly to compile and rarely used twice.
+
+    Example:
+        >>> phrase_in("$5", "the price was $50"), phrase_in("$5", "it cost $5.")
+        (False, True)
+    """
+    return bool(phrase) and phrase in text and phrase_pattern(phrase).search(text) is not None
+
+
 #: Words whose full stop never ends a sentence: titles and such (compared lower-case,
 #: without the stop).
 NEVER_FINAL_ABBREVIATIONS = frozenset(

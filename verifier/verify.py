@@ -26,7 +26,7 @@ import numpy as np
 from rag.pairing import MIN_SCORE, check_min_score
 from verifier.checking import is_int, is_real
 from verifier.nli import NLIDetector, PairInputError, hypothesis_sentences
-from verifier.text import is_blank, phrase_pattern
+from verifier.text import is_blank, phrase_in
 from verifier.types import (
     Claim,
     ClaimEvidence,
@@ -572,11 +572,7 @@ class Verifier:
             row["checks.substitution"] = float(sum(f.type == "entity_substitution"
                                                    for f in findings))
             norm = _norm(ce.claim.text)
-            # the pattern is compiled only for evidence that holds the text at all
-            texts = [t for t in (_norm(e.content) for e in ev) if norm and norm in t]
-            claim = phrase_pattern(norm) if texts else None
-            row["match.exact"] = float(claim is not None
-                                       and any(claim.search(t) for t in texts))
+            row["match.exact"] = float(any(phrase_in(norm, _norm(e.content)) for e in ev))
         return rows
 
     def _run_uncertainty(self, paired: Sequence[ClaimEvidence], generation: Generation | None,

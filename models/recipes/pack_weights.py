@@ -8,7 +8,8 @@ embeddings stay at cosine 0.9994 to the fp32 model's), the other float tensors a
 parts of at most ``--max-mib`` each (whole tensors, in the checkpoint's order); integer
 buffers (position ids) and the ``--drop`` prefixes are left out, each logged. ``unpack``
 rebuilds an fp32 ``model.safetensors`` beside the config and tokenizer files, loadable by
-``from_pretrained``.
+``from_pretrained``. ``pack`` writes into a folder that holds no parts yet (``unpack`` reads
+every ``part*`` it finds).
 Standalone (torch + safetensors), so it runs as-is on the GPU machine.
 
     python models/recipes/pack_weights.py pack --src MPNET_DIR --out PACKED --max-mib 56
@@ -46,6 +47,10 @@ def pack(src: Path, out: Path, max_mib: float, min_side: int, drop: tuple[str, .
     """Write ``out/meta`` and ``out/part{i}/q.safetensors``; returns the part files."""
     if max_mib <= 0:
         raise ValueError(f"max_mib must be > 0, got {max_mib!r}")
+    if any(out.glob("part*")) or (out / "meta").exists():
+        # unpack reads every part* it finds: a part left from an earlier pack would be read too
+        raise FileExistsError(f"out={str(out)!r} already holds packed parts; use an empty "
+                              "folder")
     state = load_file(str(src / "model.safetensors"))
     limit = max_mib * 2**20
     parts: list[dict[str, torch.Tensor]] = [{}]
@@ -76,7 +81,7 @@ def pack(src: Path, out: Path, max_mib: float, min_side: int, drop: tuple[str, .
             shutil.copy(f, out / "meta" / f.name)
     files = []
     for i, part in enumerate(parts):
-        (out / f"part{i}").mkdir(exist_ok=True)
+        (out / f"part{i}").mkdir()
         path = out / f"part{i}" / "q.safetensors"
         save_file(part, str(path))
         files.append(path)
