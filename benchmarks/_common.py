@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -52,8 +53,30 @@ def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, flo
     return max(0.0, (centre - half) / denom), min(1.0, (centre + half) / denom)
 
 
+def result_name(name: str) -> str:
+    """Check a results file name (``NAME`` of ``benchmarks/results/NAME.json``): argparse type.
+
+    Example:
+        >>> result_name("nli_v05")
+        'nli_v05'
+        >>> result_name("/tmp/x.json")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: a results name is a bare file name ..., got '/tmp/x.json'
+    """
+    if not name or Path(name).name != name or name in (".", "..") or name.endswith(".json"):
+        raise argparse.ArgumentTypeError(
+            "a results name is a bare file name without .json (written as "
+            f"benchmarks/results/NAME.json), got {name!r}")
+    return name
+
+
 def write_result(name: str, data: dict) -> Path:
     """Write ``benchmarks/results/<name>.json`` and return its path."""
+    try:
+        result_name(name)
+    except argparse.ArgumentTypeError as exc:
+        raise ValueError(str(exc)) from None
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"{name}.json"
     path.write_text(json.dumps({"machine": machine(), **data}, indent=2) + "\n")

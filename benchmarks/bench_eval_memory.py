@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _common import ROOT, write_result
+from _common import ROOT, result_name, write_result
 
 from verifier.batch import PRESETS, resolve_preset_inputs
 
@@ -23,7 +23,7 @@ def main() -> None:
     ap.add_argument("--small", type=int, default=10_000)
     ap.add_argument("--large", type=int, default=100_000)
     ap.add_argument("--model", default=None, help="NLI model (default: the embedded one)")
-    ap.add_argument("--name", default="eval_memory", help="result file name")
+    ap.add_argument("--name", type=result_name, default="eval_memory", help="result file name")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="eval-mem-"))
     src = resolve_preset_inputs("fever")[0].read_text().splitlines()

@@ -19,9 +19,10 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-from _common import ROOT, write_result
+from _common import ROOT, result_name, write_result
 
 from verifier.batch import CLASSES, PRESETS, decide, metrics_of_predictions
 from verifier.datasets import load_preset
@@ -42,11 +43,11 @@ def main() -> None:
     ap.add_argument("--split", choices=("eval", "all"), default="eval")
     ap.add_argument("--threshold", default="auto",
                     help="passed to verifier eval (default auto: the model's tuned cuts)")
-    ap.add_argument("--name", default="eval_suite",
+    ap.add_argument("--name", type=result_name, default="eval_suite",
                     help="results file benchmarks/results/NAME.json")
     args = ap.parse_args()
     out_root = args.out or Path(tempfile.mkdtemp(prefix="eval-suite-"))
-    table = {}
+    table: dict[str, dict[str, Any]] = {}
     for name in args.presets.split(","):
         out = out_root / name
         cmd = [sys.executable, "-m", "verifier", "eval", "--preset", name, "--output-dir",

@@ -21,7 +21,7 @@ import json
 import time
 
 import numpy as np
-from _common import write_result
+from _common import result_name, write_result
 
 from verifier.datasets import SUPPORTS, data_root, load_preset
 from verifier.nli import NLIDetector, supports_decision
@@ -74,7 +74,8 @@ def main() -> None:
     ap.add_argument("--sets", default=",".join(SETS), help=f"comma-separated, from {SETS}")
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--device", default=None)
-    ap.add_argument("--name", default="nli", help="results file benchmarks/results/NAME.json")
+    ap.add_argument("--name", type=result_name, default="nli",
+                    help="results file benchmarks/results/NAME.json")
     args = ap.parse_args()
     names = [s for s in args.sets.split(",") if s]
     unknown = sorted(set(names) - set(SETS))

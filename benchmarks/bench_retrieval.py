@@ -31,7 +31,7 @@ import re
 import resource
 import time
 
-from _common import write_result
+from _common import result_name, write_result
 
 from verifier.datasets import data_root, load_preset
 
@@ -97,20 +97,22 @@ def run_one(name: str, passages: list[tuple[str, str]], queries: list[str],
     from verifier.types import Passage
 
     docs = [Passage(text, sid) for sid, text in passages]
-    common = {"chunk_max_chars": 4000}  # each sentence stays one passage
+    chunk_max_chars = 4000  # each sentence stays one passage
+    r: BM25Retriever | DenseRetriever | HybridRetriever
     if name == "bm25":
-        r = BM25Retriever(**common)
+        r = BM25Retriever(chunk_max_chars=chunk_max_chars)
     elif name == "hybrid":
-        r = HybridRetriever(batch_size=batch_size, **common)
+        r = HybridRetriever(batch_size=batch_size, chunk_max_chars=chunk_max_chars)
     else:
         r = DenseRetriever(batch_size=batch_size, dtype="float32" if name == "dense-fp32" else None,
-                           **common)
+                           chunk_max_chars=chunk_max_chars)
     info: dict = {"torch_threads": torch.get_num_threads()}
     if name != "bm25":
         device = resolve_device(None)
         info["device"] = device
         info["dtype"] = "float32" if name == "dense-fp32" else resolve_dtype(None, device)
         t0 = time.perf_counter()
+        assert not isinstance(r, BM25Retriever)
         r.warm_up()
         info["model_load_seconds"] = round(time.perf_counter() - t0, 2)
     rss0 = _rss_mb()
@@ -153,7 +155,8 @@ def main() -> None:
     ap.add_argument("--retrievers", default="bm25,dense,hybrid",
                     help=f"comma-separated, from {','.join(RETRIEVERS)} (dense-fp32: dense "
                          "retriever forced to float32, to check the bf16 default)")
-    ap.add_argument("--out", default="retrieval", help="name of benchmarks/results/<out>.json")
+    ap.add_argument("--out", type=result_name, default="retrieval",
+                    help="name of benchmarks/results/<out>.json")
     args = ap.parse_args()
     names = [n for n in args.retrievers.split(",") if n]
     bad = sorted(set(names) - set(RETRIEVERS))

@@ -33,7 +33,7 @@ def main() -> None:
     ex = load_preset("fever", "eval")
     random.Random(args.seed).shuffle(ex)
     ex = ex[: args.questions]
-    docs = {}
+    docs: dict[str, str] = {}
     for e in ex:
         docs.setdefault(e.evidence_text, f"fever-{e.id}")
     retriever = HybridRetriever().index([Passage(t, sid) for t, sid in docs.items()])

@@ -38,6 +38,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from _common import RESULTS, write_result
@@ -251,7 +252,8 @@ def main() -> None:
         gold_s = np.asarray([r["status"] for r in rows], dtype=object)
         three = bool(np.isin(gold_s, ["Insufficient_Info"]).any())
         gold = collapse(np.where(gold_s == "Not_Supported", "Contradictory", gold_s), three)
-        res = {"n": len(rows), "scheme": "3-class" if three else "supported vs rest"}
+        res: dict[str, Any] = {"n": len(rows),
+                               "scheme": "3-class" if three else "supported vs rest"}
         preds = {"nli": collapse(nli_rule(rows, verifier), three)}
         probas = {}
         for mname, model in models.items():

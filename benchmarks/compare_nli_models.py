@@ -24,9 +24,10 @@ import json
 import logging
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
-from _common import write_result
+from _common import result_name, write_result
 from bench_mitigation import PlantedDraft, best_cut, planted_drafts
 from bench_verifier import time_verify
 
@@ -64,7 +65,7 @@ def main() -> None:
     ap.add_argument("--drafts", type=int, default=200)
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--latency-runs", type=int, default=20)
-    ap.add_argument("--name", default="nli_candidates", help="results file name")
+    ap.add_argument("--name", type=result_name, default="nli_candidates", help="results file name")
     args = ap.parse_args()
     if args.latency_runs < 1:
         ap.error(f"--latency-runs must be >= 1, got {args.latency_runs}")
@@ -75,7 +76,7 @@ def main() -> None:
             ap.error(f"--models: {spec!r} is not a model folder (no config.json)")
     logging.basicConfig(level=logging.WARNING)
     drafts = list(planted_drafts(args.drafts, seed=args.seed))
-    rows = {}
+    rows: dict[str, dict[str, Any]] = {}
     for spec in args.models:
         nli = load(spec)
         t0 = time.perf_counter()

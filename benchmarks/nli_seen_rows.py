@@ -32,6 +32,7 @@ import argparse
 import json
 import logging
 from pathlib import Path
+from typing import Any, Literal
 
 import numpy as np
 from _common import RESULTS, ROOT, write_result
@@ -49,7 +50,7 @@ from verifier.verify import Verifier
 
 FEATURE = "nli.logit_entailment"
 #: Rows per set, as ``train_meta.py`` and ``bench_verifier.py`` sample them by default.
-LIMITS = {"train": 800, "eval": 600}
+LIMITS: dict[Literal["train", "eval"], int] = {"train": 800, "eval": 600}
 
 
 def auroc(rows: list[dict]) -> float:
@@ -86,7 +87,7 @@ def main() -> None:
     print(f"{'set':10s} {'NLI trained on its train split':>31s}   AUROC train  eval   gap"
           f"   ensemble macro-F1 CV (train)  eval   gap")
     for name in META_SETS:
-        res: dict[str, object] = {"in_nli_training": name in NLI_TRAINING_PRESETS}
+        res: dict[str, Any] = {"in_nli_training": name in NLI_TRAINING_PRESETS}
         for split, limit in LIMITS.items():
             folder = caches[split]
             cache = folder / f"{split}.jsonl" if folder else None
@@ -110,9 +111,9 @@ def main() -> None:
               f"{res['auroc_train']:11.1f} {res['auroc_eval']:5.1f} {res['auroc_gap']:+5.1f}"
               f"   {res['macro_f1_cv']:27.1f} {res['macro_f1_eval']:5.1f} "
               f"{res['macro_f1_gap']:+5.1f}{trained}", flush=True)
-    for seen in (True, False):
-        part = [t for t in table.values() if t["in_nli_training"] is seen]
-        print(f"mean gap, sets the NLI model {'was' if seen else 'was not'} trained on: "
+    for trained_on in (True, False):
+        part = [t for t in table.values() if t["in_nli_training"] is trained_on]
+        print(f"mean gap, sets the NLI model {'was' if trained_on else 'was not'} trained on: "
               f"AUROC {np.mean([t['auroc_gap'] for t in part]):+.1f}, ensemble macro-F1 "
               f"{np.mean([t['macro_f1_gap'] for t in part]):+.1f}")
     write_result("nli_seen_rows", {"feature": FEATURE, "rows": LIMITS,

@@ -95,6 +95,23 @@ def test_wilson_interval_brackets_the_share_and_narrows_with_n() -> None:
         wilson_interval(0, 0)
 
 
+@pytest.mark.parametrize("bad", ["/tmp/x", "../x", "sub/x", "x.json", "", "..", "."])
+def test_results_names_are_bare_file_names(bad: str) -> None:
+    """A path given where a results name is expected is refused before the run (argparse)
+    and before anything is written (write_result), naming the value."""
+    import argparse
+
+    from _common import RESULTS, result_name, write_result
+
+    before = sorted(p.name for p in RESULTS.glob("*.json")) if RESULTS.exists() else []
+    with pytest.raises(argparse.ArgumentTypeError, match="bare file name"):
+        result_name(bad)
+    with pytest.raises(ValueError, match=repr(bad).replace(".", "[.]")):
+        write_result(bad, {"x": 1})
+    assert (sorted(p.name for p in RESULTS.glob("*.json")) if RESULTS.exists() else []) == before
+    assert result_name("nli_v05") == "nli_v05"
+
+
 def test_ece_noise_floor_shrinks_with_rows_and_flags_miscalibration() -> None:
     from bench_verifier import ece, ece_noise_floor
 

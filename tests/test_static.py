@@ -1,4 +1,5 @@
-"""The packages stay ruff clean and type-check with mypy (settings in pyproject.toml)."""
+"""The packages, benchmarks and recipes stay ruff clean and type-check with mypy (settings in
+pyproject.toml)."""
 
 from __future__ import annotations
 

@@ -342,7 +342,7 @@ def _check_weights(sample_weight: npt.ArrayLike | None, n: int) -> np.ndarray | 
     return w
 
 
-def balanced_weights(groups: Sequence[Any]) -> np.ndarray:
+def balanced_weights(groups: npt.ArrayLike) -> np.ndarray:
     """Row weights that give every group (data set) the same total weight, mean 1.
 
     Example:

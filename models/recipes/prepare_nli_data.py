@@ -183,8 +183,8 @@ def main() -> None:
             for r in _read(root / "anli" / f"{rnd}_dev.jsonl")
         ]
         _write(args.out / f"eval_anli_{rnd.lower()}.jsonl", rows)
-    for name, preset, split in (("fever", "fever", "eval"), ("fever_sym", "fever-sym", "eval")):
-        rows = [_two_class(ex, name) for ex in load_preset(preset, split)
+    for name, preset in (("fever", "fever"), ("fever_sym", "fever-sym")):
+        rows = [_two_class(ex, name) for ex in load_preset(preset, "eval")
                 if ex.label in (SUPPORTS, REFUTES, NOT_SUPPORTED)]
         _write(args.out / f"eval2_{name}.jsonl", rows)
 

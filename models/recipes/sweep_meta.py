@@ -32,6 +32,7 @@ import json
 import logging
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from train_meta import (
@@ -49,8 +50,9 @@ from verifier.verify import Verifier
 
 logger = logging.getLogger("sweep_meta")
 HERE = Path(__file__).resolve().parent
-GRID = {"C": (0.01, 0.03, 0.1, 0.3, 1.0), "calibration": ("sigmoid", "isotonic"),
-        "weighting": ("balanced", "none")}
+GRID: dict[str, tuple[Any, ...]] = {
+    "C": (0.01, 0.03, 0.1, 0.3, 1.0), "calibration": ("sigmoid", "isotonic"),
+    "weighting": ("balanced", "none")}
 #: The options a run is compared on (stage two's estimator is fixed per sweep).
 SWEPT = ("limit", *GRID)
 

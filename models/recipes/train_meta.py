@@ -116,7 +116,7 @@ def _with_means(out: dict[str, float]) -> dict[str, float]:
 
 def loso_macro_f1(names: list[str], X: np.ndarray, y: np.ndarray, groups: np.ndarray,
                   weighting: str = "none", fit_on: np.ndarray | None = None,
-                  **params: object) -> dict[str, float]:
+                  **params: Any) -> dict[str, float]:
     """Macro-F1 on each training set of a classifier fitted on the other sets (a new kind
     of data). ``fit_on``: a row mask; rows outside it are scored, never fitted on."""
     fit_on = np.ones(len(y), dtype=bool) if fit_on is None else fit_on
@@ -132,7 +132,7 @@ def loso_macro_f1(names: list[str], X: np.ndarray, y: np.ndarray, groups: np.nda
 
 def cv_macro_f1(names: list[str], X: np.ndarray, y: np.ndarray, groups: np.ndarray,
                 folds: np.ndarray, weighting: str = "none", fit_on: np.ndarray | None = None,
-                **params: object) -> dict[str, float]:
+                **params: Any) -> dict[str, float]:
     """Macro-F1 per training set, 5-fold cross-validated within the training splits (the
     same kinds of data, unseen rows: what the benchmark's eval splits measure); mean over
     sets. The criterion for choosing the recipe's options. ``fit_on``: as in
@@ -142,7 +142,7 @@ def cv_macro_f1(names: list[str], X: np.ndarray, y: np.ndarray, groups: np.ndarr
 
 def cv_folds(names: list[str], X: np.ndarray, y: np.ndarray, groups: np.ndarray,
              folds: np.ndarray, weighting: str = "none", fit_on: np.ndarray | None = None,
-             **params: object) -> tuple[dict[str, float], np.ndarray]:
+             **params: Any) -> tuple[dict[str, float], np.ndarray]:
     """:func:`cv_macro_f1`, and each fold's mean over sets (for a standard error)."""
     fit_on = np.ones(len(y), dtype=bool) if fit_on is None else fit_on
     sets = list(dict.fromkeys(groups.tolist()))

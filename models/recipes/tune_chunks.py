@@ -18,6 +18,7 @@ import logging
 import random
 import time
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 from sklearn.metrics import roc_auc_score
@@ -29,7 +30,7 @@ logger = logging.getLogger("tune_chunks")
 SETS = ("summedits", "frank")
 
 
-def _value(text: str) -> int | str:
+def _value(text: str) -> int | Literal["window"]:
     return "window" if text == "full" else int(text)
 
 

@@ -92,8 +92,8 @@ def main() -> None:
                 ex = random.Random(f"{name}-thresholds").sample(ex, args.limit)
             t0 = time.perf_counter()
             probs = det.predict([(e.evidence_text, e.claim) for e in ex])
-            score = probabilities_for_scheme(probs, scheme)[:, 0]  # type: ignore[arg-type]
-            positive = np.array([gold_for_scheme(e.label, scheme) == SUPPORTS  # type: ignore[arg-type]
+            score = probabilities_for_scheme(probs, scheme)[:, 0]
+            positive = np.array([gold_for_scheme(e.label, scheme) == SUPPORTS
                                  for e in ex])
             curve = bacc_curve(score, positive)
             curves.append(curve)
