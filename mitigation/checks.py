@@ -155,20 +155,29 @@ class NumberCheck:
                                    f"the claim says {said}, the evidence {other}",
                                    f"use the evidence's value: {other}", said, other))
                 continue
-            given = [m for e, ns in found for m in ns  # the same word, not two units
+            given = [(m, number_bound(e, m)) for e, ns in found for m in ns
+                     # the same word, not two units
                      if unit and _unit_after(e, m.span[1]) == unit
                      and not (m.unit and n.unit and m.unit != n.unit)
                      and not _titled_unit(e, m)]  # not "12 Years a Slave"
-            if (given and quantity_units.count(unit) == 1 and not _titled_unit(claim, n)
-                    and all(number_in(m, given[:1]) for m in given)
+            values = [m for m, _ in given]
+            # the value to put in: an exact one, or a bound of the claim's kind ("fewer than
+            # 300" corrects no "500"; "over 250 people" corrects "over 15 people")
+            usable = [(m, theirs) for m, theirs in given
+                      if theirs is None or (bound is not None and theirs == bound[0])]
+            if (usable and quantity_units.count(unit) == 1 and not _titled_unit(claim, n)
+                    and all(number_in(m, values[:1]) for m in values)
                     # nor another value of the quantity in another unit: "2 years" against
                     # "18 months ... 3 years"
-                    and all(number_in(m, given[:1]) for _, m in _measures(n, found))):
-                ev_number = given[0]
+                    and all(number_in(m, values[:1]) for _, m in _measures(n, found))):
+                ev_number, ev_bound = usable[0]
+                # a bound that an exact value breaks goes with it: "over 10 million" -> "4.7
+                # million"
+                said = claim[bound[1]: n.span[1]] if bound and ev_bound is None else n.text
                 out.append(Finding(self.name, "value_contradiction", Severity.HIGH,
-                                   f"the claim says {n.text} {unit}, the evidence "
+                                   f"the claim says {said} {unit}, the evidence "
                                    f"{ev_number.text} {unit}",
-                                   f"use the evidence's value: {ev_number.text}", n.text,
+                                   f"use the evidence's value: {ev_number.text}", said,
                                    ev_number.text))
             elif not bound and (measured := _other_unit(
                     claim, n, found, dimensions.count(dimension(n)))):
@@ -398,6 +407,8 @@ class DateCheck:
         dated = [(x, _life_event(e, x, ds) if any(events) else None) for e in evidence
                  for ds in [find_dates(e)] for x in ds]
         ev_dates = [x for x, _ in dated]
+        # the bound each evidence date is given as ("built before 1890"), in order
+        ev_bounds = [date_bound(e, x) for e in evidence for x in find_dates(e)]
         # numbers that cannot be read as years ("2,000", "$2000"; a bare 2000 is a date)
         ev_numbers = [n for e in evidence for n in find_numbers(e)]
         asserted = sum(not named for _, named in claim_dates)
@@ -417,10 +428,20 @@ class DateCheck:
             # the evidence's one date of the claim's event, else its one date
             of_event = [x for x, e in dated if event and e == event]
             distinct = _distinct_dates(d, of_event or ev_dates)
+            theirs = ([b for x, b in zip(ev_dates, ev_bounds, strict=True)
+                       if x.key == distinct[0].key] if len(distinct) == 1 else [])
+            mine = None if named else date_bound(claim, d)
             if named:
                 out.append(Finding(self.name, "date_not_in_evidence", Severity.MEDIUM,
                                    f"the year {d.text!r}, part of a name, is not in the "
                                    "evidence", "check the name against a source", d.text))
+            elif mine or (theirs and all(theirs)):
+                # a bound on either side (every mention of the evidence's date a bound):
+                # compared, never offered as a correction ("built after 1900" is not mended
+                # by "1890", nor "born in 1900" by "before 1890")
+                finding = self._bounded(d, mine, distinct, theirs)
+                if finding:
+                    out.append(finding)
             elif len(distinct) == 1 and (not d.century or distinct[0].century):
                 # a century is contradicted only by a century: "lived in the 21st century"
                 # against "born in 1941" is no contradiction
@@ -441,6 +462,89 @@ class DateCheck:
                                    f"the date {d.text!r} is not in the evidence",
                                    "check the date against a source", d.text))
         return out
+
+    def _bounded(self, d: Date, mine: DateBound | None, distinct: Sequence[Date],
+                 theirs: Sequence[DateBound | None]) -> Finding | None:
+        """The finding for claim date ``d`` when it or the evidence's date is a bound.
+
+        ``mine``: the claim's bound; ``distinct``: the evidence's dates as precise as ``d``;
+        ``theirs``: the bounds of each mention of the one distinct date (``None``: exact).
+        A bound met by the other side's exact date is no contradiction: the claim's
+        ("built after 1900" against "built in 1905") gives no finding, the evidence's ("born
+        in 1885" against "born before 1890") a date not in the evidence (MEDIUM); a bound
+        broken is a contradiction (HIGH) with no correction; two bounds are not compared.
+        """
+        missing = Finding(self.name, "date_not_in_evidence", Severity.MEDIUM,
+                          f"the date {d.text!r} is not in the evidence",
+                          "check the date against a source", d.text)
+        exact = not any(theirs)
+        if len(distinct) != 1 or d.span_of_years or distinct[0].span_of_years \
+                or (mine is not None and not exact) or (mine is None and len(set(theirs)) != 1):
+            return missing  # several dates, spans of years, two bounds, mixed bounds
+        other = distinct[0]
+        order = _date_order(other, d)  # the evidence's date against the claim's
+        if order is None:
+            return missing
+        if mine is not None:
+            held = _holds(mine, order)
+        else:
+            bound = theirs[0]
+            assert bound is not None
+            held = _holds(bound, -order)
+        if held:
+            return None if mine else missing
+        said = f"{mine} {d.text}" if mine else d.text
+        given = other.text if mine else f"{theirs[0]} {other.text}"
+        return Finding(self.name, "value_contradiction", Severity.HIGH,
+                       f"the claim says {said}, the evidence {given}",
+                       "check the claim's dates against a source", d.text)
+
+
+#: How a date is given as a bound: "after 1900", "before 1890" and "prior to 1890", "by 1900"
+#: (at the latest). "since" and "until" start or end a span, which the date itself gives.
+DateBound = Literal["after", "before", "by"]
+_DATE_BOUNDS: tuple[tuple[DateBound, re.Pattern[str]], ...] = (
+    ("after", re.compile(r"\bafter\s+(?:the\s+)?$", re.I)),
+    ("before", re.compile(r"\b(?:before|prior\s+to)\s+(?:the\s+)?$", re.I)),
+    ("by", re.compile(r"\bby\s+(?:the\s+)?$", re.I)))
+
+
+def date_bound(text: str, d: Date) -> DateBound | None:
+    """Whether ``text`` gives date ``d`` as a bound, from the words right before it.
+
+    Example:
+        >>> t = "It was built after 1900 and sold by 1950, in 1952."
+        >>> [date_bound(t, d) for d in find_dates(t)]
+        ['after', 'by', None]
+    """
+    before = text[max(0, d.span[0] - 20): d.span[0]]
+    return next((kind for kind, pattern in _DATE_BOUNDS if pattern.search(before)), None)
+
+
+def _date_order(a: Date, b: Date) -> int | None:
+    """How date ``a`` stands to ``b``: -1 earlier, 0 the same as precise as both go, 1 later.
+
+    ``None`` when they cannot be ordered (a day and a month that may be the other way round).
+    """
+    if a.year != b.year:
+        return -1 if a.year < b.year else 1
+    for x, y in ((a.month, b.month), (a.day, b.day)):
+        if x is None or y is None:
+            return 0
+        if a.ambiguous or b.ambiguous:
+            return None
+        if x != y:
+            return -1 if x < y else 1
+    return 0
+
+
+def _holds(bound: DateBound, order: int) -> bool:
+    """Whether a date ``order`` (:func:`_date_order`) from a bound's date meets the bound.
+
+    The same date as precise as both give (``order == 0``) meets "by" only: "after 1900" is
+    not met by "in 1900".
+    """
+    return order > 0 if bound == "after" else order < 0 if bound == "before" else order <= 0
 
 
 def _distinct_dates(d: Date, dates: Sequence[Date]) -> list[Date]:

@@ -21,7 +21,7 @@ from mitigation.checks import (
     Severity,
     run_checks,
 )
-from mitigation.values import _FUNCTION_WORDS, SENTENCE_WORDS
+from mitigation.values import _FUNCTION_WORDS, SENTENCE_WORDS, find_numbers
 from verifier.checking import is_int
 from verifier.text import (
     LIST_ITEM,
@@ -177,6 +177,7 @@ class MitigatedAnswer:
             return " ".join(esc(text).split())
 
         def code(text: str) -> str:  # a code span shows its text as is (no escapes inside)
+            text = " ".join(text.split())  # on one line: a line break would end the item
             fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
             pad = " " if text.startswith("`") or text.endswith("`") else ""
             return f"{fence}{pad}{text}{pad}{fence}"
@@ -254,13 +255,15 @@ def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = (
         source = next((k for k, e in enumerate(evidence) if right.search(e)),
                       0)
         s, e = hits[0].span()
-        return (text[:s] + f.evidence_value + text[e:],
-                f"{f.value!r} corrected to {f.evidence_value!r} from the evidence", source)
+        new = _fit_value(f.evidence_value, text, s)
+        return (text[:s] + new + text[e:],
+                f"{f.value!r} corrected to {new!r} from the evidence", source)
     ctoks = [(m.group(0), m.span()) for m in _WORD.finditer(text)]
     words = [t.lower().strip(".,") for t, _ in ctoks]
     best: tuple[str, str, int] | None = None
     for k, ev in enumerate(evidence):
-        etoks = [m.group(0) for m in _WORD.finditer(ev)]
+        ematches = list(_WORD.finditer(ev))
+        etoks = [m.group(0) for m in ematches]
         ewords = [t.lower().strip(".,") for t in etoks]
         sm = difflib.SequenceMatcher(a=words, b=ewords, autojunk=False)
         ops = [op for op in sm.get_opcodes() if op[0] != "equal"]
@@ -277,7 +280,11 @@ def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = (
         if i2 - i1 > 4 or j2 - j1 > 4:
             continue
         old = [ctoks[i][0] for i in range(i1, i2)]
-        new_words = etoks[j1:j2]
+        # the evidence's own characters ("AT&T", "Johnson & Johnson"), up to a bracket or a
+        # quote: "is Sydney" against "is Canberra (since 1913)" takes "Canberra"
+        last = next((j - 1 for j in range(j1 + 1, j2)
+                     if _BREAK.search(ev, ematches[j - 1].end(), ematches[j].start())), j2 - 1)
+        new_words = etoks[j1:last + 1]
 
         def valued(ws: list[str]) -> bool:  # holds a name or a number, not just a pronoun
             return any((w[:1].isupper() and w.strip(".,") not in _FUNCTION_WORDS)
@@ -289,11 +296,49 @@ def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = (
         trail = re.search(r"[.,]+$", text[start:end])
         if trail:
             end -= len(trail.group(0))
-        new = " ".join(etoks[j1:j2]).rstrip(".,")
+        new = _fit_value(ev[ematches[j1].start(): ematches[last].end()].rstrip(".,"), text,
+                         start)
         best = (text[:start] + new + text[end:],
                 f"{text[start:end]!r} corrected to {new!r} from the evidence", k)
         break
     return best
+
+
+#: What ends a replacement taken from the evidence: a bracket, a quote, a line or a clause.
+_BREAK = re.compile(r"[()\[\]{}\"“”«»;:!?\n]")
+
+
+def _fit_value(value: str, text: str, start: int) -> str:
+    """An evidence value as it goes into ``text`` in place of the words at ``start``.
+
+    Tokenised spacing is closed up ("June 5 , 2003" -> "June 5, 2003"); the case of the
+    first letter follows the words replaced: capital for a capital ("Three people" ->
+    "Five people"), and a number word or an ordinary word that opened the evidence's
+    sentence goes lower case inside the claim's ("In total, 300 people" -> "In total, five
+    hundred people"). A name keeps its capital.
+
+    Example:
+        >>> _fit_value("Five hundred", "In total, 300 people died.", 10)
+        'five hundred'
+        >>> _fit_value("five", "Three people died.", 0)
+        'Five'
+        >>> _fit_value("June 5 , 2003", "It opened on June 1, 2003.", 13)
+        'June 5, 2003'
+    """
+    value = re.sub(r"([(\[])\s+", r"\1", re.sub(r"\s+([,.;:!?%)\]])", r"\1", value))
+    head, old = value[:1], text[start: start + 1]
+    before = text[:start].rstrip(" \"'“‘([")
+    # the sentence's first word: the claim's, unless a clause of it starts in lower case
+    first_word = before.endswith((".", "!", "?")) or (not before and not old.islower())
+    if first_word:
+        change = head.upper()
+    else:
+        numbers = find_numbers(value)
+        ordinary = value.split(" ", 1)[0] in _LOWER_FIRST or (
+            head.isalpha() and bool(numbers) and numbers[0].span[0] == 0)
+        change = head.lower() if ordinary else head
+    # one letter for one ("ß".upper() is "SS"): the spans after it stay where they are
+    return change + value[1:] if len(change) == 1 else value
 
 
 def correct_claim(text: str, evidence: Sequence[str], findings: Sequence[Finding] = ()
@@ -424,8 +469,9 @@ class Mitigator:
         if v.status == Status.CONTRADICTORY:
             if self.strictness == "strict":
                 return "removed", "contradicted by the evidence (strict mode)", None, findings, 0
-            # Correct the draft's own words first, so the rest of the sentence stays as written.
-            fixed = _correct(original, ev_texts, findings) or _correct(
+            # Correct the draft's own words first, so the rest of the sentence stays as written
+            # (without its own [n] markers, which are no words to align and give way anyway).
+            fixed = _correct(_CITE.sub("", original), ev_texts, findings) or _correct(
                 claim.text, ev_texts, findings)
             if fixed is not None:
                 return "corrected", fixed[1], fixed[0], findings, fixed[2]
@@ -823,7 +869,9 @@ def _apply(sentence: str, pieces: list[tuple[int, int, str]]
             shift(len(before) + len(sep) - (b + skipped))
         else:  # the clause began the sentence, or a bracket ("big (Rome is old, and ...)")
             rest = _CONNECT_AFTER.sub("", after)
-            out = before + (rest[:1].upper() + rest[1:] if rest and not opener else rest)
+            # one letter for one ("ﬁ".upper() is "FI"): the spans after it stay where they are
+            up = rest[:1].upper()
+            out = before + (up + rest[1:] if len(up) == 1 and not opener else rest)
             shift(len(before) - (b + len(after) - len(rest)))
     marker = LIST_ITEM.match(out)
     if not re.search(r"\w", out[marker.end() if marker else 0:]):

@@ -65,7 +65,9 @@ _NUM = re.compile(
     # four groups after the first: a run of 3-digit numbers, "rooms 101 102", still reads
     # as one number, but never as one of hundreds of digits)
     r"(?P<cur>[$€£¥₹])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|"
-    r"\d{1,3}(?:[ \u00a0\u202f]\d{3}){1,4}(?![\d.,]\d)|\d+(?:\.\d+)?)"
+    r"\d{1,3}(?:[ \u00a0\u202f]\d{3}){1,4}(?![\d.,]\d)|\d+(?:\.\d+)?|"
+    # a decimal without its zero (".5%"), not a part of "2.0.5" (the look-behind above)
+    r"\.\d+(?![\d.]))"
     # a mixed number: "2½", "2 and a half" (million)
     r"(?P<frac>[½¼¾⅓⅔]|\s+and\s+a\s+half\b)?"
     r"(?:[\s-]?(?P<scale>thousand|million|billion|trillion|bn|mn|tn|k|m|b)\b)?"
