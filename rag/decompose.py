@@ -194,6 +194,42 @@ class _Clause:
     prefix: str | None = None  # subject (+ auxiliary) of a clause that shares its subject
 
 
+#: Opening and closing marks a clause's span must hold in pairs.
+_PAIRED_MARKS = {"(": ")", "[": "]", "{": "}", "“": "”", "‘": "’", "«": "»"}
+
+
+def _balance_marks(text: str, start: int, end: int, lo: int, hi: int) -> tuple[int, int]:
+    """Widen ``text[start:end]`` over a quote or bracket next to it whose partner it holds.
+
+    A clause's span runs from its first to its last word; when a clause opens with "“Dune”"
+    or closes with "(330 m)", the mark outside it is taken in (only across spaces, within
+    ``lo``-``hi``, the sentence). An apostrophe ("Dune’s") is no closing quote.
+
+    Example:
+        >>> t = "“Dune” was published in 1965 and it sold well."
+        >>> t[slice(*_balance_marks(t, 1, 28, 0, len(t)))]
+        '“Dune” was published in 1965'
+    """
+    inner = re.sub(r"(?<=\w)[’'](?=\w)", "", text[start:end])
+    for opener, closer in (*_PAIRED_MARKS.items(), ('"', '"')):
+        opens, closes = inner.count(opener), inner.count(closer)
+        if opener == closer:
+            opens, closes = opens % 2, 0
+        if closes > opens:
+            p = len(text[lo:start].rstrip()) + lo
+            if p > lo and text[p - 1] == opener:
+                start = p - 1
+        elif opens > closes:
+            q = end + len(text[end:hi]) - len(text[end:hi].lstrip())
+            if q < hi and text[q] == closer:
+                end = q + 1
+            elif opener == closer:  # an odd straight quote: its partner may be before
+                p = len(text[lo:start].rstrip()) + lo
+                if p > lo and text[p - 1] == opener:
+                    start = p - 1
+    return start, end
+
+
 @register("decomposer.spacy.v1")
 class SpacyDecomposer:
     """spaCy sentences, then coordinated clauses that stand alone, as atomic claims.
@@ -316,8 +352,13 @@ class SpacyDecomposer:
         verbs as plural nouns ("The base measures 125 metres", "measures" a NOUN); such a
         word counts as the verb in a sentence ending in "." or "!" when it directly follows
         a noun (its subject) and directly precedes an object-like word (a number, a
-        determiner, a name or a pronoun). Headings ("Key facts about Paris"), greetings
-        ("Hello there!") and bare noun phrases ("Sales figures for 2020.") have none.
+        determiner, a name or a pronoun), or when it is the second word, after a bare subject
+        it agrees with as a verb would (a singular noun and a verb in -s, "Gold melts at 1064
+        °C.", "Iron rusts quickly."; a plural noun and a base form, "Wolves hunt in packs."),
+        before a preposition or an adverb: such a sentence is checked, not dropped unseen.
+        Headings ("Key facts about Paris"), greetings ("Hello there!") and bare noun phrases
+        ("Sales figures for 2020.", two plural nouns) have none; "Tax rates for 2020." reads
+        as "Gold melts at 1064 °C." does, and is kept.
         """
         if any(t.pos_ in ("VERB", "AUX") or t.tag_ in _FINITE_TAGS for t in words):
             return True
@@ -330,6 +371,14 @@ class SpacyDecomposer:
                     and prev.i == t.i - 1 and nxt.i == t.i + 1
                     and (nxt.like_num or nxt.pos_ in ("NUM", "DET", "PROPN", "PRON"))):
                 return True
+        if len(words) >= 3 and words[0].i + 1 == words[1].i == words[2].i - 1:
+            subj, verb, nxt = words[0], words[1], words[2]
+            agrees = ((subj.tag_ == "NN" and verb.tag_ == "NNS" and verb.text.endswith("s")
+                       and not verb.text.endswith("ss"))
+                      or (subj.tag_ == "NNS" and verb.tag_ == "NN"))
+            if (agrees and subj.pos_ == "NOUN" and verb.pos_ == "NOUN" and verb.text.islower()
+                    and nxt.pos_ in ("ADP", "ADV")):
+                return True
         return False
 
     # ------------------------------------------------------------------ clause splitting
@@ -340,8 +389,11 @@ class SpacyDecomposer:
 
     @staticmethod
     def _phrase(tok: Any) -> str:
-        doc = tok.doc
-        return strip_citations(doc[tok.left_edge.i: tok.right_edge.i + 1].text)
+        doc, last = tok.doc, tok.doc[tok.right_edge.i]
+        # with its quotes whole: "“Dune”", not "Dune”"
+        start, end = _balance_marks(doc.text, tok.left_edge.idx, last.idx + len(last.text),
+                                    tok.sent.start_char, tok.sent.end_char)
+        return strip_citations(doc.text[start:end])
 
     def _split_kind(self, head: Any, child: Any) -> str | None:
         """"own" (own subject), "shared" (own predicate, the head's subject) or None."""
@@ -425,6 +477,8 @@ class SpacyDecomposer:
             kind, parent = heads[i]
             start = doc[first].idx
             end = sent.end_char if k == len(spans) - 1 else doc[last].idx + len(doc[last].text)
+            # quotes and brackets are no members: take the partner of one the clause holds
+            start, end = _balance_marks(doc.text, start, end, sent.start_char, sent.end_char)
             if kind == "own":
                 subj = subjects[i] if i in subjects else self._subject(tok)
                 if (subj is not None and subj.text.lower() in _PRONOUNS

@@ -29,6 +29,27 @@ def test_load_documents_jsonl_without_ids_and_with_a_bom(tmp_path) -> None:
     assert [d.source_id for d in docs] == ["d.jsonl:1", "d.jsonl:3", "7"]
 
 
+def test_a_byte_order_mark_is_no_text_in_files_either(tmp_path) -> None:
+    # stdin and JSONL dropped it already; a draft file or a .txt/.md document kept it, so the
+    # first claim and the references began with an invisible character
+    (tmp_path / "draft.txt").write_text("\ufeffThe tower is tall.", encoding="utf-8")
+    assert read_draft(str(tmp_path / "draft.txt")) == "The tower is tall."
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("\ufeffParis is in France.", encoding="utf-8")
+    assert [d.text for d in load_documents(tmp_path / "docs")] == ["Paris is in France."]
+
+
+def test_index_refuses_a_chunk_size_under_one_by_its_option(tmp_path, capsys) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.txt").write_text("Paris is in France.")
+    for bad in ("0", "-3", "ten"):
+        assert main(["index", str(tmp_path / "docs"), "--out", str(tmp_path / "ix"),
+                     "--chunk-chars", bad]) == 2
+        assert f"argument --chunk-chars: must be a whole number >= 1, got '{bad}'" in \
+            capsys.readouterr().err
+    assert not (tmp_path / "ix").exists()
+
+
 def test_ask_refuses_a_draft_with_self_correct(tmp_path, capsys) -> None:
     assert main(["ask", "q", "--index", str(tmp_path / "none"), "--draft", "Paris is big.",
                  "--self-correct"]) == 2

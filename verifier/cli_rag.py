@@ -25,7 +25,8 @@ def load_documents(path: Path) -> list[Passage]:
         for f in sorted(path.rglob("*")):
             if f.suffix.lower() in (".txt", ".md") and f.is_file():
                 try:
-                    text = f.read_text(encoding="utf-8")
+                    # a byte-order mark is no text (as on stdin and in JSONL files)
+                    text = f.read_text(encoding="utf-8-sig")
                 except UnicodeDecodeError as exc:
                     raise ValueError(f"{f}: not UTF-8 text ({exc}); convert it, e.g. "
                                      f"iconv -f latin1 -t utf-8") from exc
@@ -123,7 +124,7 @@ def read_draft(value: str) -> str:
                          f"- for stdin, or the draft text itself; documents go in --docs)")
     if is_file:
         try:
-            return path.read_text(encoding="utf-8")
+            return path.read_text(encoding="utf-8-sig")  # without a byte-order mark
         except UnicodeDecodeError as exc:
             raise ValueError(f"--draft {value!r}: the file is not UTF-8 text ({exc}); convert "
                              f"it, e.g. iconv -f latin1 -t utf-8") from exc
@@ -194,6 +195,17 @@ def _min_score(text: str) -> float:
         return check_min_score(float(text), "the score")
     except ValueError:
         raise argparse.ArgumentTypeError(f"must be a number in [0, 1], got {text!r}") from None
+
+
+def _positive_int(text: str) -> int:
+    """An argparse type: a whole number >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text!r}")
+    return value
 
 
 def _add_min_evidence_score(p: argparse.ArgumentParser) -> None:
@@ -292,7 +304,8 @@ def add_subparsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--embedding-model", help="sentence-transformers id or path "
                    "(default: embedded all-MiniLM-L6-v2)")
     p.add_argument("--index-type", choices=("flat", "hnsw", "ivf"), default="flat")
-    p.add_argument("--chunk-chars", type=int, default=800)
+    p.add_argument("--chunk-chars", type=_positive_int, default=800,
+                   help="most characters in a passage (default 800)")
     p.add_argument("--device")
     p.set_defaults(func=_cmd_index)
 
