@@ -1008,3 +1008,11 @@ def test_batch_config_batch_size_must_be_an_int_or_auto(tmp_path, value) -> None
     cfg = EvalConfig([tmp_path / "a.jsonl"], tmp_path / "o", batch_size=np.int64(8),
                      chunk_rows=np.int64(4))
     assert type(cfg.batch_size) is int and type(cfg.chunk_rows) is int
+
+
+def test_eval_config_takes_one_path_as_a_list_of_one(tmp_path) -> None:
+    # a str was read character by character ("input file not found: '/'"), a Path not at all
+    path = tmp_path / "in.jsonl"
+    path.write_text('{"claim": "a", "evidence": "b", "label": "SUPPORTS"}\n')
+    for one in (str(path), path):
+        assert EvalConfig(one, tmp_path / "out").inputs == [path]  # type: ignore[arg-type]

@@ -37,7 +37,28 @@ def test_registry_unknown_name_lists_known() -> None:
 def test_registry_expected_components_present() -> None:
     assert {"nli.hf.v1", "retriever.bm25.v1", "retriever.dense.v1", "retriever.hybrid.v1",
             "generator.hf.v1", "generator.openai.v1", "generator.static.v1",
-            "decomposer.spacy.v1", "decomposer.llm.v1"} <= set(registry.names())
+            "decomposer.spacy.v1", "decomposer.llm.v1", "pairer.hybrid.v1"} <= set(
+                registry.names())
+
+
+def test_registry_rebuilds_every_builtin_in_a_fresh_process() -> None:
+    # in this process a test module may have imported a component's module already; a
+    # fresh one has only what the registry imports itself (rag.pairing was missing)
+    import subprocess
+    import sys
+
+    code = ("import json; from verifier import registry; from rag.pairing import "
+            "EvidencePairer; c = json.dumps(EvidencePairer(top_k=2).to_dict()); "
+            "print(sorted(registry.names()))")
+    fresh = ("import json; from verifier import registry; "
+             "print(type(registry.from_config({'type': 'pairer.hybrid.v1', "
+             "'init_parameters': {'top_k': 2}})).__name__, sorted(registry.names()))")
+    done = subprocess.run([sys.executable, "-c", fresh], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("EvidencePairer ")
+    imported = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              check=True).stdout
+    assert done.stdout.split(" ", 1)[1] == imported  # the same names either way
 
 
 def test_registry_import_of_verifier_is_light() -> None:

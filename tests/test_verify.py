@@ -341,6 +341,13 @@ def test_evidence_of_invisible_characters_is_empty_like_whitespace(blank: str) -
         v.verify(blank, evidence=["Paris is big."])
 
 
+class _UnusedPairer:
+    """A pairer verify_pairs never calls (it is given the evidence)."""
+
+    def pair(self, claims: object, passages: object) -> list:
+        raise AssertionError("verify_pairs must not pair")
+
+
 def test_float32_verdicts_do_not_depend_on_batch_size(tiny_nli_model) -> None:
     # bf16 (the auto dtype on some CPUs) moves probabilities in the third decimal with the
     # batch a pair lands in (documented); float32 must not
@@ -353,7 +360,7 @@ def test_float32_verdicts_do_not_depend_on_batch_size(tiny_nli_model) -> None:
     out = {}
     for bs in (1, 3, 64):
         v = Verifier(NLIDetector(str(tiny_nli_model), dtype="float32", batch_size=bs),
-                     decomposer=SpacyDecomposer(model="not_installed"), pairer=object(),
+                     decomposer=SpacyDecomposer(model="not_installed"), pairer=_UnusedPairer(),
                      alignment=AlignmentDetector(HashEncoder()), alignment_classifier=None)
         out[bs] = v.verify_pairs(claims, evid)  # the shipped meta-classifier decides
     for bs in (3, 64):
@@ -428,3 +435,35 @@ def test_verify_pairs_time_grows_linearly_with_the_number_of_pairs(monkeypatch) 
     small, large = seconds(300), seconds(3000)  # 10 times the pairs
     # linear: about 10 times the time (measured 8-12); scanning every unit: 30-40 times
     assert large < 18 * small, (small, large)
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"nli": "models/nli-minilm-l6"},
+     r"nli must have a predict\(\) method, got 'models/nli-minilm-l6'; for a model id or "
+     r"path pass NLIDetector\('models/nli-minilm-l6'\)"),
+    ({"decomposer": "spacy"}, r"decomposer must have a decompose\(\) method, got 'spacy'"),
+    ({"pairer": 3}, r"pairer must have a pair\(\) method, got 3"),
+    ({"alignment": "yes"}, r"alignment must have a features\(\) method, got 'yes'"),
+    ({"uncertainty": 1}, r"uncertainty must have a features\(\) method, got 1"),
+])
+def test_verifier_refuses_components_it_cannot_call(kwargs: dict, message: str) -> None:
+    # accepted before, they failed at the first verify() with an AttributeError
+    with pytest.raises(TypeError, match=message):
+        Verifier(**{"meta": None, "alignment_classifier": None, **kwargs})
+
+
+def test_verifier_names_the_classifier_file_it_cannot_read(tmp_path) -> None:
+    with pytest.raises(FileNotFoundError, match=r"^meta: .*embeded"):
+        Verifier(KeywordNLI(), meta="embeded", alignment_classifier=None)
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(ValueError, match=r"^alignment_classifier: "):
+        Verifier(KeywordNLI(), meta=None, alignment_classifier=tmp_path / "bad.json")
+    # False turns the side detectors off, as documented
+    assert Verifier(KeywordNLI(), meta=None, alignment_classifier=None, alignment=False,
+                    uncertainty=False).alignment is None
+
+
+def test_the_default_embedding_model_follows_the_nli_device() -> None:
+    for device in ("cpu", None):
+        v = Verifier(NLIDetector(device=device), meta=None, alignment_classifier=None)
+        assert v.embedding_cache.encoder.device == device  # made lazily, nothing loaded

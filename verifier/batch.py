@@ -160,13 +160,24 @@ def probabilities_for_scheme(nli: np.ndarray, scheme: Scheme) -> np.ndarray:
 
     - ``3class``: (SUPPORTS, REFUTES, NEI) = (e, c, n).
     - ``supports-refutes``: p(SUPPORTS) = e / (e + c); neutral mass is left out, because these
-      data sets have no NOT ENOUGH INFO class (so SUPPORTS iff e > c).
+      data sets have no NOT ENOUGH INFO class (so SUPPORTS iff e > c). A model without a
+      contradiction class (entailment / not_entailment, or one logit: its contradiction
+      column is all zeros) gives p(SUPPORTS) = e, as :func:`verifier.nli.supports_decision`
+      decides (e / (e + 0) would be 1 for every pair).
     - ``supported-not``: p(SUPPORTS) = e; neutral and contradiction both count as not supported.
+
+    Example:
+        >>> probabilities_for_scheme(np.array([[0.2, 0.2, 0.6]]), "supports-refutes").round(2)
+        array([[0.25, 0.75]])
+        >>> probabilities_for_scheme(np.array([[0.2, 0.8, 0.0]]), "supports-refutes").round(2)
+        array([[0.2, 0.8]])
     """
     nli = np.asarray(nli, dtype=np.float64)
     if scheme == "3class":
         return nli[:, [0, 2, 1]]
-    if scheme == "supports-refutes":
+    if scheme == "supports-refutes" and len(nli) and not nli[:, 2].any():
+        s = nli[:, 0]  # no contradiction class
+    elif scheme == "supports-refutes":
         s = nli[:, 0] / np.clip(nli[:, 0] + nli[:, 2], 1e-12, None)
     else:
         s = nli[:, 0]
@@ -775,7 +786,7 @@ class EvalConfig:
     """Arguments of one evaluation run (everything that decides its outputs).
 
     Attributes:
-        inputs: Input files (JSONL, JSON or CSV/TSV).
+        inputs: Input files (JSONL, JSON or CSV/TSV); one path is taken as a list of one.
         output_dir: Folder for the outputs.
         fields: Field mapping.
         scheme: Label scheme (see :data:`SCHEMES`).
@@ -834,6 +845,8 @@ class EvalConfig:
     from_loader: bool = False
 
     def __post_init__(self) -> None:
+        if isinstance(self.inputs, (str, os.PathLike)):  # one file: not its characters
+            self.inputs = [self.inputs]  # type: ignore[list-item]
         self.inputs = [Path(p) for p in self.inputs]
         self.output_dir = Path(self.output_dir)
         if not self.inputs:

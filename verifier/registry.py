@@ -69,7 +69,8 @@ def _load_builtin() -> None:
     # Importing these modules runs their @register decorators.
     import importlib
 
-    for mod in ("verifier.nli", "rag.retrieval", "rag.generation", "rag.decompose"):
+    for mod in ("verifier.nli", "rag.retrieval", "rag.generation", "rag.decompose",
+                "rag.pairing"):
         try:
             importlib.import_module(mod)
         except ImportError as exc:  # an optional dependency is missing: say which

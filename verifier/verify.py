@@ -283,7 +283,12 @@ def _load_classifier(value: Any, name: str, param: str) -> Any:
 
         return StatusClassifier.load(embedded_meta_path(name))
     if isinstance(value, (str, Path)):
-        return StatusClassifier.load(value)
+        try:
+            return StatusClassifier.load(value)
+        except FileNotFoundError as exc:
+            raise FileNotFoundError(f"{param}: {exc}") from exc
+        except ValueError as exc:
+            raise ValueError(f"{param}: {exc}") from exc
     raise TypeError(f"{param} must be 'embedded', a path, a fitted classifier or None, got "
                     f"{value!r}")
 
@@ -292,11 +297,15 @@ class Verifier:
     """Verify the claims of a draft against evidence.
 
     Args:
-        nli: The NLI detector (default: the embedded model).
-        decomposer: Splits drafts into claims (default: spaCy).
-        pairer: Finds each claim's evidence sentences (default: embedded MiniLM).
-        alignment: The evidence-alignment detector (default: :class:`AlignmentDetector`
-            with embedding cosines); ``False`` turns it off (its features become ``NaN``).
+        nli: The NLI detector, anything with ``predict(pairs)`` (default: the embedded
+            model). For a model id or path, pass ``NLIDetector("some/nli-model")``.
+        decomposer: Splits drafts into claims, ``decompose(text)`` (default: spaCy).
+        pairer: Finds each claim's evidence sentences, ``pair(claims, passages)`` (default:
+            embedded MiniLM, on the NLI detector's ``device``).
+        alignment: The evidence-alignment detector, ``features(claims, evidence)``
+            (default: :class:`AlignmentDetector` with embedding cosines of the embedded
+            MiniLM, on the NLI detector's ``device``); ``False`` turns it off (its features
+            become ``NaN``).
         uncertainty: An :class:`~verifier.uncertainty.UncertaintyDetector` (default: one that
             reads the draft's log-probs and takes no samples); ``False`` turns it off.
         meta: The calibrated meta-classifier: ``"embedded"`` (the shipped one), a path to a
@@ -355,6 +364,16 @@ class Verifier:
         if strictness not in SUPPORT_MIN:
             raise ValueError(f"strictness must be one of {sorted(SUPPORT_MIN)}, got "
                              f"{strictness!r}")
+        for param, value, method in (("nli", nli, "predict"), ("decomposer", decomposer,
+                                                                "decompose"),
+                                     ("pairer", pairer, "pair"), ("alignment", alignment,
+                                                                  "features"),
+                                     ("uncertainty", uncertainty, "features")):
+            off = value is False and param in ("alignment", "uncertainty")
+            if value is not None and not off and not callable(getattr(value, method, None)):
+                hint = (f"; for a model id or path pass NLIDetector({value!r})"
+                        if param == "nli" and isinstance(value, (str, Path)) else "")
+                raise TypeError(f"{param} must have a {method}() method, got {value!r}{hint}")
         self.nli = nli or NLIDetector()
         self._decomposer = decomposer
         self._pairer = pairer
@@ -363,9 +382,15 @@ class Verifier:
         self._encoder: Any = None
         self._pool: ThreadPoolExecutor | None = None
         if pairer is None or alignment is None:
-            from rag.pairing import CachedEncoder
+            from functools import partial
 
-            self._encoder = CachedEncoder()
+            from rag.pairing import CachedEncoder
+            from rag.retrieval import DenseRetriever
+
+            # the embedding model goes where the NLI model was sent ("cpu", "cuda:1")
+            device = getattr(self.nli, "device", None)
+            self._encoder = CachedEncoder(partial(
+                DenseRetriever, device=device if isinstance(device, str) else None))
         if alignment is None:
             from verifier.alignment import AlignmentDetector
 
