@@ -230,12 +230,17 @@ def _is_question(claim: str) -> bool:
                 or re.fullmatch(r"[\"“'‘«(\[].*\?[\"”'’»)\]]*", text, re.S))
 
 
+def _lower_first(text: str) -> str:
+    """``text`` with its first word in lower case when that is an ordinary word.
+
+    "The", not "I", an acronym or a name.
+    """
+    word = re.sub(r"['’](?:s|re|ll|d|ve)$", "", text.split(" ", 1)[0].rstrip(",;:"))
+    return text[0].lower() + text[1:] if word in _LOWER_FIRST else text
+
+
 def _hedge(claim: str) -> str:
-    body = _body(claim)
-    word = re.sub(r"['’](?:s|re|ll|d|ve)$", "", body.split(" ", 1)[0].rstrip(",;:"))
-    if word in _LOWER_FIRST:  # an ordinary word, not "I", an acronym or a name
-        body = body[0].lower() + body[1:]
-    return f"It is suggested that {body}, but this could not be verified."
+    return f"It is suggested that {_lower_first(_body(claim))}, but this could not be verified."
 
 
 def _warning(claim: str) -> str:
@@ -245,19 +250,34 @@ def _warning(claim: str) -> str:
 def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = ()
              ) -> tuple[str, str, int] | None:
     """:func:`correct_claim`, also telling which evidence text gave the value."""
+    # every value the checks found contradicted, each where the claim writes it once: a
+    # correction of one that leaves another would assert, with a citation, what is still
+    # wrong ("300 metres (984 ft)" against "330 metres (1,083 ft)")
+    fixes: dict[tuple[int, int], str] = {}
+    reasons: list[str] = []
+    source: int | None = None
+    whole = True
     for f in findings:
-        if f.type != "value_contradiction" or not f.value or not f.evidence_value:
-            continue  # the checks pair a value only when the pairing is unambiguous
-        hits = list(phrase_pattern(f.value).finditer(text))
-        if len(hits) != 1:
+        if f.type != "value_contradiction" or not f.value:
             continue
-        right = phrase_pattern(f.evidence_value)
-        source = next((k for k, e in enumerate(evidence) if right.search(e)),
-                      0)
-        s, e = hits[0].span()
-        new = _fit_value(f.evidence_value, text, s)
-        return (text[:s] + new + text[e:],
-                f"{f.value!r} corrected to {new!r} from the evidence", source)
+        hits = list(phrase_pattern(f.value).finditer(text))
+        span = hits[0].span() if len(hits) == 1 else None
+        if span is None or not f.evidence_value or (
+                span not in fixes and any(a < span[1] and span[0] < b for a, b in fixes)):
+            whole = False  # the checks pair a value only when the pairing is unambiguous
+            continue
+        if span in fixes:
+            continue  # the same value found by two checks
+        fixes[span] = _fit_value(f.evidence_value, text, span[0])
+        reasons.append(f"{f.value!r} corrected to {fixes[span]!r}")
+        if source is None:
+            right = phrase_pattern(f.evidence_value)
+            source = next((k for k, e in enumerate(evidence) if right.search(e)), 0)
+    if fixes and whole:
+        out = text
+        for (a, b), value in sorted(fixes.items(), reverse=True):
+            out = out[:a] + value + out[b:]
+        return out, ", ".join(reasons) + " from the evidence", source or 0
     ctoks = [(m.group(0), m.span()) for m in _WORD.finditer(text)]
     words = [t.lower().strip(".,") for t, _ in ctoks]
     best: tuple[str, str, int] | None = None
@@ -561,16 +581,14 @@ class Mitigator:
         decisions = {i: self._decide(verdicts[i], draft[slice(*verdicts[i].claim.span)])
                      for i in order}
         # What each edit rewrites: the claim, with the draft's own [n] markers right after it
-        # when the claim is cited, rewritten or removed (they give way to the answer's numbers).
+        # (they give way to the answer's numbers, whatever is done with the claim: kept, a
+        # claim's "[2]" would point at the answer's second source).
         spans: dict[int, tuple[int, int]] = {}
         for k, i in enumerate(order):
             a, b = verdicts[i].claim.span
-            if decisions[i][0] != "kept":
-                limit = verdicts[order[k + 1]].claim.span[0] if k + 1 < len(order) \
-                    else len(draft)
-                m = _MARKERS.match(draft, b, limit)
-                b = m.end() if m else b
-            spans[i] = (a, b)
+            limit = verdicts[order[k + 1]].claim.span[0] if k + 1 < len(order) else len(draft)
+            m = _MARKERS.match(draft, b, limit)
+            spans[i] = (a, m.end() if m else b)
         edits: dict[int, Edit] = {}
         located: dict[int, tuple[int, int]] = {}  # where each edit's text lies in the body
         out: list[str] = []
@@ -666,13 +684,23 @@ class Mitigator:
             if action in ("cited", "corrected"):
                 # the draft's own [n] markers give way to this answer's numbering
                 base = _CITE.sub("", replacement if action == "corrected" else original)
+                if action == "corrected" and original[:1].islower():
+                    # the claim's own sentence in place of a clause: "and the museum was
+                    # designed by ...", not "and The museum ..."
+                    base = _lower_first(base)
+                if action == "corrected" and base.endswith(".") and not _CLAIM_END.search(
+                        _CITE.sub("", original).rstrip()) and not _abbreviation_before(
+                        base[:-1]):
+                    base = base[:-1]  # nor its full stop inside the sentence ("...[1]., and")
                 n = cite(v, source)
                 if n is None and action == "cited":
                     action, reason = "kept", reason + "; no citation (cap reached or no source)"
                 new = _insert_citation(base, n) if n is not None else base
                 pieces.append((a, b, new))
             elif action == "kept":
-                pieces.append((a, b, original))  # unchanged; a piece to follow where it goes
+                # unchanged but for the draft's own markers; a piece to follow where it goes
+                pieces.append((a, b, _CITE.sub("", original) if _CITE.search(original)
+                               else original))
             else:
                 sentence_text = {"warned": _warning, "hedged": _hedge}.get(action)
                 if lead is not None:  # whole: a hedge or warning keeps the list marker; a
@@ -693,17 +721,25 @@ class Mitigator:
         if len(pieces) > 1 and not pieces[0][2] and not whole:
             # the sentence's first clause goes: the next claim may need its subject back
             # ("... was born in 1879 and died in 1955." -> "Einstein died in 1955.")
+            # ("..., but they prevent measles." -> "Vaccines prevent measles.")
             (a0, b0, _), (a1, b1, new1) = pieces[:2]
             i1 = inside[1]
-            subject = _subject(verdicts[i1].claim.text, sentence[a1:b1])
-            if subject and new1[:1].islower() and edits[i1].action in ("cited", "corrected") \
+            claim1, own1 = verdicts[i1].claim.text, sentence[a1:b1]
+            subject = _subject(claim1, own1)
+            pronoun, antecedent = (0, "") if subject else _antecedent(claim1, own1)
+            if (subject or antecedent) and new1[:1].islower() \
+                    and edits[i1].action in ("cited", "corrected", "kept") \
                     and (not sentence[:a0].strip() or LIST_ITEM.fullmatch(sentence[:a0])) \
                     and _CONNECT_AFTER.fullmatch(sentence[b0:a1]):
-                pieces[1] = (a1, b1, subject + new1)  # its edit's text is set below
+                # its edit's text is set below
+                pieces[1] = (a1, b1, subject + new1 if subject else antecedent + new1[pronoun:])
         text, where = _apply(sentence, pieces)  # one piece per claim, in ``inside`` order
         for k, (s, e) in where.items():  # as written: capitalised at the sentence's start
-            if edits[inside[k]].replacement is not None:
-                edits[inside[k]] = replace(edits[inside[k]], replacement=text[s:e])
+            i = inside[k]
+            if edits[i].replacement is not None or (
+                    edits[i].action == "kept" and text[s:e] != sentence[pieces[k][0]:
+                                                                         pieces[k][1]]):
+                edits[i] = replace(edits[i], replacement=text[s:e])
         return text, appended, {inside[k]: sp for k, sp in where.items()}, hedges
 
 
@@ -806,6 +842,32 @@ def _subject(claim: str, original: str) -> str:
     return subject if subject[:1].isupper() and subject[-1].isspace() else ""
 
 
+#: Pronouns the decomposer replaces with their antecedent in a claim's text.
+_PRONOUN = re.compile(r"(?:it|he|she|they|this|that)\b", re.I)
+
+
+def _antecedent(claim: str, original: str) -> tuple[int, str]:
+    """The claim's words for the pronoun the draft's clause opens with.
+
+    The decomposer writes "they prevent measles" as "Vaccines prevent measles.": ``(4,
+    "Vaccines")``, the pronoun's length and what stands for it; ``(0, "")`` otherwise.
+
+    Example:
+        >>> _antecedent("Vaccines prevent measles.", "they prevent measles.")
+        (4, 'Vaccines')
+        >>> _antecedent("The tower is tall.", "it was built in 1889.")
+        (0, '')
+    """
+    m = _PRONOUN.match(original)
+    if not m:
+        return 0, ""
+    text, rest = _body(claim), _body(original[m.end():]).lstrip()
+    if not rest or not text.endswith(" " + rest):
+        return 0, ""
+    words = text[: len(text) - len(rest)].rstrip()
+    return (m.end(), words) if words[:1].isupper() else (0, "")
+
+
 def _insert_citation(text: str, n: int) -> str:
     """``text`` with ``[n]`` before its final punctuation.
 
@@ -853,7 +915,8 @@ def _apply(sentence: str, pieces: list[tuple[int, int, str]]
             opener = None
         tail = re.match(r"^[.!?]+", after.strip())
         end_punct = tail.group(0) if tail else ""
-        if before.strip() and not opener:
+        marker = LIST_ITEM.match(before)  # a list item's "- " or "1. " is no clause before
+        if before[marker.end() if marker else 0:].strip() and not opener:
             connector = _CONNECT_BEFORE.search(before)
             before = before[:connector.start()] if connector else before
             rest = after.strip()

@@ -1045,7 +1045,7 @@ def part_of_name(text: str, n: Number) -> bool:
     sentence-initial function word or a month) or in a title's qualifier ("Game of Thrones
     (season 7)", :func:`in_title_qualifier`), or a capitalised number word inside a
     sentence ("the Hundred Years' War"), or number words with a capitalised word after the
-    first ("Two and a Half Men").
+    first ("Two and a Half Men"), or an integer that is all of a quotation ('the film "300"').
 
     Example:
         >>> [part_of_name(t, find_numbers(t)[0]) for t in ("Pitch Perfect 2 is a film.",
@@ -1067,7 +1067,7 @@ def year_in_name(text: str, d: Date) -> bool:
     """Whether date ``d`` of ``text`` is a bare year inside a name, not a date.
 
     The rule of :func:`part_of_name` for integers: "Blade Runner 2049", "The Thin Red Line
-    (1998 film)".
+    (1998 film)", a year that is all of a quotation ('the novel "1984"').
 
     Example:
         >>> t = "Blade Runner 2049 came out in 2017."
@@ -1078,7 +1078,23 @@ def year_in_name(text: str, d: Date) -> bool:
 
 
 def _in_name_at(text: str, start: int) -> bool:
-    return follows_name_word(text, start) or in_title_qualifier(text, start)
+    return (follows_name_word(text, start) or in_title_qualifier(text, start)
+            or _quoted_alone(text, start))
+
+
+#: A number that is all of a quotation: a title ("1984", “1999”), not a value.
+_QUOTED_NUMBER = re.compile(r"[\"“‘'][0-9]+[\"”’']")
+
+
+def _quoted_alone(text: str, start: int) -> bool:
+    """Whether the integer at ``text[start]`` is all a quotation holds ('the novel "1984"').
+
+    Example:
+        >>> t = 'The novel "1984" came out in 1949.'
+        >>> _quoted_alone(t, t.index("1984")), _quoted_alone(t, t.index("1949"))
+        (True, False)
+    """
+    return start > 0 and bool(_QUOTED_NUMBER.match(text, start - 1))
 
 
 _AT_LEAST = re.compile(r"(?:\b(?:more|greater|higher|larger|no\s+(?:fewer|less))\s+than|"
