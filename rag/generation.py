@@ -432,7 +432,7 @@ class HFGenerator:
         import torch
 
         _check_generate_args(prompt, 1)
-        if not continuation:
+        if not isinstance(continuation, str) or not continuation:
             raise ValueError(f"continuation must be a non-empty str, got {continuation!r:.80}")
         self.warm_up()
         tok, model = self._tokenizer, self._model

@@ -917,6 +917,12 @@ def test_batch_3class_refuses_two_class_synonyms_as_ambiguous(tmp_path) -> None:
     assert gold_for_scheme("e", "3class") == "SUPPORTS"
     assert gold_for_scheme(1, "supported-not") == "SUPPORTS"  # 2-class schemes keep them
     assert gold_for_scheme("0", "supported-not") == "NOT_SUPPORTED"
+    # and in supports-refutes 0 / no are the other class, as false is (they were error rows,
+    # and the metrics were read from the supported half alone)
+    assert [gold_for_scheme(x, "supports-refutes") for x in (1, 0, "yes", "No", False)] == [
+        "SUPPORTS", "REFUTES", "SUPPORTS", "REFUTES", "REFUTES"]
+    with pytest.raises(ValueError, match="neither SUPPORTS nor REFUTES"):
+        gold_for_scheme("not_supported", "supports-refutes")
     src = tmp_path / "nli.jsonl"  # integer-labelled NLI data: 0 entailment, 1 neutral
     src.write_text("".join(json.dumps({**GOOD[0], "id": str(i), "label": i}) + "\n"
                            for i in range(3)))

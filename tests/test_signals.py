@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -127,3 +128,35 @@ def test_entity_coverage_ignores_accents_and_apostrophe_shapes() -> None:
 
     assert coverage("Sao Paulo hosts O’Brien.", "São Paulo hosts O'Brien.") == 1.0
     assert coverage("Sao Paulo hosts O’Brien.", "Rio hosts Smith.") == 0.0
+
+
+def test_uncertainty_teacher_forces_the_draft_once_and_reads_each_claim_in_context() -> None:
+    # each claim's text scored alone lost the sentences before it and scored the decomposer's
+    # rewording ("The city has ..." for "It has ..."), not the draft's tokens
+    draft = "Paris is big. It has museums."
+    calls = []
+
+    class Gen:
+        def score(self, prompt, text):
+            calls.append(text)
+            words = [(m.start(), m.end()) for m in re.finditer(r"\S+\s*", text)]
+            return Generation(text, tuple(text[a:b] for a, b in words),
+                              tuple(-float(k + 1) for k in range(len(words))), tuple(words))
+
+    det = UncertaintyDetector(Gen())
+    f = det.features(Generation(draft), [Claim("Paris is big.", (0, 13)),
+                                         Claim("Paris has museums.", (14, 29))], prompt="q")
+    assert calls == [draft]  # once, the draft as written
+    assert [x["unc.tokens"] for x in f] == [3.0, 3.0]
+    assert f[1]["unc.min_logprob"] == -6.0 and f[1]["unc.mean_surprisal"] == 5.0
+
+
+def test_uncertainty_names_nli_probs_of_the_wrong_shape() -> None:
+    det = UncertaintyDetector()
+    claims = [Claim("Paris is big.", (0, 13)), Claim("Rome is old.", (14, 26))]
+    for bad in (np.ones((1, 3)), np.ones((2, 2))):
+        with pytest.raises(ValueError, match=r"nli_probs must have shape \(2, 3\)"):
+            det.features(Generation("Paris is big. Rome is old."), claims, nli_probs=bad)
+    assert UncertaintyDetector(samples=np.int64(0)).samples == 0
+    with pytest.raises(ValueError, match="samples must be an int >= 0, got True"):
+        UncertaintyDetector(samples=True)

@@ -46,6 +46,7 @@ from verifier.datasets import (
     NOT_SUPPORTED,
     REFUTES,
     SUPPORTS,
+    TWO_CLASS_SYNONYMS,
     Split,
     _printable,  # helpers for both modules' readers (datasets cannot import batch)
     _undecodable,
@@ -141,7 +142,11 @@ def gold_for_scheme(raw_label: Any, scheme: Scheme) -> str:
 
     In ``3class``, the two-class synonyms (0/1, true/false, yes/no) are ambiguous, hence
     refused (:func:`verifier.datasets.normalise_label`): integer-labelled NLI data has 1 for
-    neutral.
+    neutral. In ``supports-refutes`` they name the two classes: 0, false and no are REFUTES.
+
+    Example:
+        >>> [gold_for_scheme(x, "supports-refutes") for x in (1, 0, "yes", "no", "false")]
+        ['SUPPORTS', 'REFUTES', 'SUPPORTS', 'REFUTES', 'REFUTES']
     """
     lab = normalise_label(raw_label, three_class=scheme == "3class")
     if scheme == "3class":
@@ -149,6 +154,8 @@ def gold_for_scheme(raw_label: Any, scheme: Scheme) -> str:
             raise ValueError(f"label {raw_label!r} is 2-class; use --scheme supported-not")
         return lab
     if scheme == "supports-refutes":
+        if lab == NOT_SUPPORTED and str(raw_label).strip().lower() in TWO_CLASS_SYNONYMS:
+            lab = REFUTES  # "0" and "no" are the other class, as "false" is
         if lab not in (SUPPORTS, REFUTES):
             raise ValueError(f"label {raw_label!r} is neither SUPPORTS nor REFUTES")
         return lab

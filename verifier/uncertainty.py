@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from verifier.checking import is_int
 from verifier.text import is_blank
 from verifier.types import Claim, Generation
 
@@ -28,12 +29,32 @@ FEATURES: tuple[str, ...] = (
 
 
 def claim_token_logprobs(generation: Generation, claim: Claim) -> list[float]:
-    """Log-probs of the draft tokens that overlap the claim's span (needs token offsets)."""
-    if generation.token_logprobs is None or generation.token_offsets is None:
+    """Log-probs of the draft tokens that overlap the claim's span (needs token offsets).
+
+    A character split over tokens belongs to the token that completes it
+    (:func:`rag.generation.token_offsets`); the tokens before that one, which hold its first
+    bytes (an empty span, or only the space before it), are the claim's too.
+
+    Example:
+        >>> g = Generation(" 東京", (" ", "", "東", "京"), (-1.0, -2.0, -3.0, -4.0),
+        ...                ((0, 1), (1, 1), (1, 2), (2, 3)))
+        >>> claim_token_logprobs(g, Claim("東京", (1, 3)))
+        [-1.0, -2.0, -3.0, -4.0]
+    """
+    offsets, logprobs = generation.token_offsets, generation.token_logprobs
+    if logprobs is None or offsets is None:
         return []
     a, b = claim.span
-    return [lp for (s, e), lp in zip(generation.token_offsets, generation.token_logprobs,
-                                     strict=True) if s < b and e > a]
+    picked = [k for k, (s, e) in enumerate(offsets) if s < b and e > a]
+    if not picked:
+        return []
+    k = picked[0] - 1
+    while k >= 0 and offsets[k][0] == offsets[k][1] == a:  # the first character's bytes
+        k -= 1
+    lead = k >= 0 and offsets[k][1] == a and generation.text[offsets[k][0]:a].isspace()
+    if lead and (k + 1 < picked[0] or offsets[picked[0]][0] == a):
+        k -= 1  # a space token with the first bytes of a character split over tokens
+    return [logprobs[j] for j in range(k + 1, picked[0])] + [logprobs[j] for j in picked]
 
 
 def logprob_features(logprobs: Sequence[float]) -> dict[str, float]:
@@ -67,7 +88,10 @@ class UncertaintyDetector:
         nli: An NLI detector, needed for self-consistency.
         samples: Extra drafts sampled for self-consistency (0 turns it off). Empty samples
             are left out; with none left, ``unc.self_consistency`` is ``NaN``.
-        teacher_forcing: Score claims by teacher forcing when the draft has no log-probs.
+        teacher_forcing: Score the draft by teacher forcing when it has no log-probs: the
+            whole draft once after the prompt, each claim reading its own tokens in context
+            (as the draft's own log-probs are read); each claim's text alone when the
+            generator gives no token offsets or not the draft back as written.
 
     Example:
         >>> det = UncertaintyDetector(samples=0)
@@ -79,8 +103,9 @@ class UncertaintyDetector:
 
     def __init__(self, generator: Any = None, nli: Any = None, *, samples: int = 0,
                  teacher_forcing: bool = True) -> None:
-        if not isinstance(samples, int) or samples < 0:
+        if not is_int(samples) or samples < 0:
             raise ValueError(f"samples must be an int >= 0, got {samples!r}")
+        samples = int(samples)
         if samples and (generator is None or nli is None):
             raise ValueError("self-consistency (samples > 0) needs a generator and an nli")
         self.generator, self.nli = generator, nli
@@ -96,10 +121,25 @@ class UncertaintyDetector:
             prompt: The prompt that produced the draft (teacher forcing, sampling).
             nli_probs: ``(len(claims), 3)`` NLI probabilities, for ``unc.nli_entropy``.
         """
+        if nli_probs is not None:
+            nli_probs = np.asarray(nli_probs, dtype=np.float64)
+            if nli_probs.shape != (len(claims), 3):
+                raise ValueError(f"nli_probs must have shape ({len(claims)}, 3), one row per "
+                                 f"claim, got {nli_probs.shape}")
+        force = self.teacher_forcing and self.generator is not None and bool(prompt)
+        forced = None  # the draft teacher-forced, when it came without log-probs
+        if force and claims and draft.token_logprobs is None and not is_blank(draft.text):
+            scored = self.generator.score(prompt, draft.text)
+            if scored.text == draft.text and scored.token_offsets is not None:
+                forced = scored
+            else:
+                logger.warning("the generator gives no token offsets or not the draft back as "
+                               "written; each claim is teacher-forced on its own")
         out = []
         for i, c in enumerate(claims):
-            lps = claim_token_logprobs(draft, c)
-            if not lps and self.teacher_forcing and self.generator is not None and prompt:
+            lps = claim_token_logprobs(draft, c) or (
+                claim_token_logprobs(forced, c) if forced is not None else [])
+            if not lps and force and forced is None:
                 scored = self.generator.score(prompt, c.text)
                 lps = list(scored.token_logprobs or [])
             f = logprob_features(lps)
