@@ -145,6 +145,11 @@ def test_verify_verbatim_claim_is_supported_whatever_the_model_says() -> None:
     # non-word characters of the evidence: "..." was Supported against "iron -- and steel")
     out = v.verify_pairs(["...", "?!"], ["It is iron -- and steel."] * 2)
     assert [(o.scores["match.exact"], o.status) for o in out] == [(0.0, Status.CONTRADICTORY)] * 2
+    # quoted inside a sentence, a claim may be reported or denied: the model decides (it was
+    # Supported "whatever the model says")
+    out = v.verify_pairs(["Vaccines cause autism."], ["The claim that vaccines cause autism "
+                                                      "has been debunked by many studies."])
+    assert out[0].scores["match.exact"] == 1.0 and out[0].status == Status.CONTRADICTORY
 
 
 def test_unrelated_second_evidence_does_not_outvote_the_best_paired_sentence() -> None:

@@ -26,7 +26,7 @@ import numpy as np
 from rag.pairing import MIN_SCORE, check_min_score
 from verifier.checking import is_int, is_real
 from verifier.nli import NLIDetector, PairInputError, hypothesis_sentences
-from verifier.text import is_blank, phrase_in
+from verifier.text import is_blank, phrase_in, trimmed_sentence_spans
 from verifier.types import (
     Claim,
     ClaimEvidence,
@@ -125,6 +125,22 @@ def _context(ev: Evidence, passages: Sequence[Evidence] | None) -> str:
 
 def _norm(text: str) -> str:
     return " ".join(text.lower().split()).rstrip(".!? ")
+
+
+def _stated(claim: str, evidence: Sequence[Evidence]) -> bool:
+    """Whether an evidence sentence is the claim (:func:`_norm`: case, spacing, final stop).
+
+    Example:
+        >>> ev = Evidence("Built 1889. The Tower is 330 metres  tall. It is iron.", "a")
+        >>> _stated("The tower is 330 metres tall", [ev])
+        True
+        >>> _stated("Vaccines cause autism.", [Evidence("The claim that vaccines cause autism "
+        ...                                             "has been debunked.", "b")])
+        False
+    """
+    norm = _norm(claim)
+    return bool(norm) and any(_norm(e.content[a:b]) == norm for e in evidence
+                              for a, b in trimmed_sentence_spans(e.content))
 
 
 def _as_evidence(items: Sequence[Evidence | Passage | str] | Evidence | Passage | str
@@ -779,9 +795,12 @@ class Verifier:
                 probabilities = {s.value: float(meta_p[ci, j]) for j, s in enumerate(order_s)}
                 status = self.decide(probabilities)
             else:
-                if f["match.exact"] and row[0] < self.support_threshold:
-                    # A claim quoted verbatim (up to case, spacing and final punctuation) by
-                    # one of its evidence sentences is supported, whatever the model says.
+                if f["match.exact"] and row[0] < self.support_threshold and _stated(
+                        ce.claim.text, ce.evidence):
+                    # A claim that is one of its evidence sentences verbatim (up to case,
+                    # spacing and final punctuation) is supported, whatever the model says;
+                    # quoted inside a sentence it may be reported or denied ("The claim that
+                    # vaccines cause autism has been debunked"): the model decides.
                     # float64: p(Supported) is reported at the threshold, not just under it
                     row = np.array([self.support_threshold, 0.0, 0.0], dtype=np.float64)
                     row[1:] = (1 - row[0]) / 2
