@@ -230,13 +230,27 @@ def _is_question(claim: str) -> bool:
                 or re.fullmatch(r"[\"“'‘«(\[].*\?[\"”'’»)\]]*", text, re.S))
 
 
+def _first_letter(text: str, upper: bool) -> str:
+    """``text`` with its first letter in upper or lower case, when that is still one letter.
+
+    "ﬁ".upper() is "FI" and "İ".lower() two characters: such a letter stays as it is, so
+    that every span after it stays where it is.
+
+    Example:
+        >>> _first_letter("paris", True), _first_letter("\ufb01ne", True)
+        ('Paris', '\ufb01ne')
+    """
+    head = text[:1].upper() if upper else text[:1].lower()
+    return head + text[1:] if len(head) == 1 else text
+
+
 def _lower_first(text: str) -> str:
     """``text`` with its first word in lower case when that is an ordinary word.
 
     "The", not "I", an acronym or a name.
     """
     word = re.sub(r"['’](?:s|re|ll|d|ve)$", "", text.split(" ", 1)[0].rstrip(",;:"))
-    return text[0].lower() + text[1:] if word in _LOWER_FIRST else text
+    return _first_letter(text, False) if word in _LOWER_FIRST else text
 
 
 def _hedge(claim: str) -> str:
@@ -346,19 +360,14 @@ def _fit_value(value: str, text: str, start: int) -> str:
         'June 5, 2003'
     """
     value = re.sub(r"([(\[])\s+", r"\1", re.sub(r"\s+([,.;:!?%)\]])", r"\1", value))
-    head, old = value[:1], text[start: start + 1]
     before = text[:start].rstrip(" \"'“‘([")
     # the sentence's first word: the claim's, unless a clause of it starts in lower case
-    first_word = before.endswith((".", "!", "?")) or (not before and not old.islower())
-    if first_word:
-        change = head.upper()
-    else:
-        numbers = find_numbers(value)
-        ordinary = value.split(" ", 1)[0] in _LOWER_FIRST or (
-            head.isalpha() and bool(numbers) and numbers[0].span[0] == 0)
-        change = head.lower() if ordinary else head
-    # one letter for one ("ß".upper() is "SS"): the spans after it stay where they are
-    return change + value[1:] if len(change) == 1 else value
+    if before.endswith((".", "!", "?")) or (not before and not text[start:start + 1].islower()):
+        return _first_letter(value, True)
+    numbers = find_numbers(value)
+    ordinary = value.split(" ", 1)[0] in _LOWER_FIRST or (
+        value[:1].isalpha() and bool(numbers) and numbers[0].span[0] == 0)
+    return _first_letter(value, False) if ordinary else value
 
 
 def correct_claim(text: str, evidence: Sequence[str], findings: Sequence[Finding] = ()
@@ -932,9 +941,7 @@ def _apply(sentence: str, pieces: list[tuple[int, int, str]]
             shift(len(before) + len(sep) - (b + skipped))
         else:  # the clause began the sentence, or a bracket ("big (Rome is old, and ...)")
             rest = _CONNECT_AFTER.sub("", after)
-            # one letter for one ("ﬁ".upper() is "FI"): the spans after it stay where they are
-            up = rest[:1].upper()
-            out = before + (up + rest[1:] if len(up) == 1 and not opener else rest)
+            out = before + (rest if opener else _first_letter(rest, True))
             shift(len(before) - (b + len(after) - len(rest)))
     marker = LIST_ITEM.match(out)
     if not re.search(r"\w", out[marker.end() if marker else 0:]):

@@ -215,18 +215,13 @@ def _balance_marks(text: str, start: int, end: int, lo: int, hi: int) -> tuple[i
         opens, closes = inner.count(opener), inner.count(closer)
         if opener == closer:
             opens, closes = opens % 2, 0
-        if closes > opens:
-            p = len(text[lo:start].rstrip()) + lo
-            if p > lo and text[p - 1] == opener:
-                start = p - 1
-        elif opens > closes:
-            q = end + len(text[end:hi]) - len(text[end:hi].lstrip())
-            if q < hi and text[q] == closer:
-                end = q + 1
-            elif opener == closer:  # an odd straight quote: its partner may be before
-                p = len(text[lo:start].rstrip()) + lo
-                if p > lo and text[p - 1] == opener:
-                    start = p - 1
+        before = len(text[lo:start].rstrip()) + lo  # where the mark before would end
+        after = end + len(text[end:hi]) - len(text[end:hi].lstrip())
+        if opens > closes and after < hi and text[after] == closer:
+            end = after + 1
+        elif (closes > opens or (opens and opener == closer)) and before > lo \
+                and text[before - 1] == opener:
+            start = before - 1  # (an odd straight quote's partner may be before it too)
     return start, end
 
 

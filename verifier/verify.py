@@ -380,10 +380,10 @@ class Verifier:
         if strictness not in SUPPORT_MIN:
             raise ValueError(f"strictness must be one of {sorted(SUPPORT_MIN)}, got "
                              f"{strictness!r}")
-        for param, value, method in (("nli", nli, "predict"), ("decomposer", decomposer,
-                                                                "decompose"),
-                                     ("pairer", pairer, "pair"), ("alignment", alignment,
-                                                                  "features"),
+        for param, value, method in (("nli", nli, "predict"),
+                                     ("decomposer", decomposer, "decompose"),
+                                     ("pairer", pairer, "pair"),
+                                     ("alignment", alignment, "features"),
                                      ("uncertainty", uncertainty, "features")):
             off = value is False and param in ("alignment", "uncertainty")
             if value is not None and not off and not callable(getattr(value, method, None)):
