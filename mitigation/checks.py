@@ -403,19 +403,18 @@ class DateCheck:
         # of it to compare
         events = [None if named or _DATE_BOUND.search(claim, 0, d.span[0]) else
                   _life_event(claim, d, found) for d, named in claim_dates]
-        # each evidence date with its life event (read only when a claim date has one)
-        dated = [(x, _life_event(e, x, ds) if any(events) else None) for e in evidence
-                 for ds in [find_dates(e)] for x in ds]
-        ev_dates = [x for x, _ in dated]
-        # the bound each evidence date is given as ("built before 1890"), in order
-        ev_bounds = [date_bound(e, x) for e in evidence for x in find_dates(e)]
+        # each evidence date with its life event (read only when a claim date has one) and
+        # the bound it is given as ("built before 1890")
+        dated = [(x, _life_event(e, x, ds) if any(events) else None, date_bound(e, x))
+                 for e in evidence for ds in [find_dates(e)] for x in ds]
+        ev_dates = [x for x, _, _ in dated]
         # numbers that cannot be read as years ("2,000", "$2000"; a bare 2000 is a date)
         ev_numbers = [n for e in evidence for n in find_numbers(e)]
         asserted = sum(not named for _, named in claim_dates)
         out = []
         for (d, named), event in zip(claim_dates, events, strict=True):
             if date_in(d, ev_dates):
-                others = {e for x, e in dated if date_in(d, [x])}
+                others = {e for x, e, _ in dated if date_in(d, [x])}
                 if event and len(others) == 1 and None not in others and event not in others:
                     out.append(Finding(self.name, "event_contradiction", Severity.HIGH,
                                        f"the claim gives {d.text} as a {event} date, the "
@@ -426,10 +425,10 @@ class DateCheck:
             if bare_year and any(n.value == d.year and not n.percent for n in ev_numbers):
                 continue  # "2000 delegates" against the evidence's "2,000": a number
             # the evidence's one date of the claim's event, else its one date
-            of_event = [x for x, e in dated if event and e == event]
+            of_event = [x for x, e, _ in dated if event and e == event]
             distinct = _distinct_dates(d, of_event or ev_dates)
-            theirs = ([b for x, b in zip(ev_dates, ev_bounds, strict=True)
-                       if x.key == distinct[0].key] if len(distinct) == 1 else [])
+            theirs = ([b for x, _, b in dated if x.key == distinct[0].key]
+                      if len(distinct) == 1 else [])
             mine = None if named else date_bound(claim, d)
             if named:
                 out.append(Finding(self.name, "date_not_in_evidence", Severity.MEDIUM,
@@ -458,10 +457,13 @@ class DateCheck:
                     else "check the claim's dates against a source",
                     value, right))
             else:
-                out.append(Finding(self.name, "date_not_in_evidence", Severity.MEDIUM,
-                                   f"the date {d.text!r} is not in the evidence",
-                                   "check the date against a source", d.text))
+                out.append(self._missing(d))
         return out
+
+    def _missing(self, d: Date) -> Finding:
+        return Finding(self.name, "date_not_in_evidence", Severity.MEDIUM,
+                       f"the date {d.text!r} is not in the evidence",
+                       "check the date against a source", d.text)
 
     def _bounded(self, d: Date, mine: DateBound | None, distinct: Sequence[Date],
                  theirs: Sequence[DateBound | None]) -> Finding | None:
@@ -474,9 +476,7 @@ class DateCheck:
         in 1885" against "born before 1890") a date not in the evidence (MEDIUM); a bound
         broken is a contradiction (HIGH) with no correction; two bounds are not compared.
         """
-        missing = Finding(self.name, "date_not_in_evidence", Severity.MEDIUM,
-                          f"the date {d.text!r} is not in the evidence",
-                          "check the date against a source", d.text)
+        missing = self._missing(d)
         exact = not any(theirs)
         if len(distinct) != 1 or d.span_of_years or distinct[0].span_of_years \
                 or (mine is not None and not exact) or (mine is None and len(set(theirs)) != 1):
@@ -503,10 +503,10 @@ class DateCheck:
 #: How a date is given as a bound: "after 1900", "before 1890" and "prior to 1890", "by 1900"
 #: (at the latest). "since" and "until" start or end a span, which the date itself gives.
 DateBound = Literal["after", "before", "by"]
-_DATE_BOUNDS: tuple[tuple[DateBound, re.Pattern[str]], ...] = (
-    ("after", re.compile(r"\bafter\s+(?:the\s+)?$", re.I)),
-    ("before", re.compile(r"\b(?:before|prior\s+to)\s+(?:the\s+)?$", re.I)),
-    ("by", re.compile(r"\bby\s+(?:the\s+)?$", re.I)))
+#: The words before a date that make it a bound or an end of a span (any of them keeps a
+#: claim's date from being read as a life event's, :meth:`DateCheck.run`).
+_DATE_BOUND = re.compile(r"\b(?:(?P<after>after)|(?P<before>before|prior\s+to)|(?P<by>by)|"
+                         r"until|till|since)\s+(?:the\s+)?$", re.I)
 
 
 def date_bound(text: str, d: Date) -> DateBound | None:
@@ -517,8 +517,9 @@ def date_bound(text: str, d: Date) -> DateBound | None:
         >>> [date_bound(t, d) for d in find_dates(t)]
         ['after', 'by', None]
     """
-    before = text[max(0, d.span[0] - 20): d.span[0]]
-    return next((kind for kind, pattern in _DATE_BOUNDS if pattern.search(before)), None)
+    m = _DATE_BOUND.search(text, max(0, d.span[0] - 20), d.span[0])
+    kind = m.lastgroup if m else None
+    return kind if kind in ("after", "before", "by") else None  # type: ignore[return-value]
 
 
 def _date_order(a: Date, b: Date) -> int | None:
@@ -570,8 +571,6 @@ _LIFE_EVENTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("death", r"died|dies|death|passed\s+away"),
         ("marriage", r"married|marries|marriage|wed|weds|wedding"),
     ))
-_DATE_BOUND = re.compile(r"\b(?:before|after|by|until|till|since|prior\s+to)\s+(?:the\s+)?$",
-                         re.I)
 #: What joins the two dates of a lifespan: "( April 15 , 1894 -- September 26 , 1937 )".
 _LIFESPAN_DASH = re.compile(r"\s*(?:--|-|–|—)\s*")
 

@@ -365,9 +365,9 @@ def _fit_value(value: str, text: str, start: int) -> str:
     if before.endswith((".", "!", "?")) or (not before and not text[start:start + 1].islower()):
         return _first_letter(value, True)
     numbers = find_numbers(value)
-    ordinary = value.split(" ", 1)[0] in _LOWER_FIRST or (
-        value[:1].isalpha() and bool(numbers) and numbers[0].span[0] == 0)
-    return _first_letter(value, False) if ordinary else value
+    if value[:1].isalpha() and numbers and numbers[0].span[0] == 0:  # a number word
+        return _first_letter(value, False)
+    return _lower_first(value)  # an ordinary word, not a name
 
 
 def correct_claim(text: str, evidence: Sequence[str], findings: Sequence[Finding] = ()

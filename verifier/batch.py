@@ -55,6 +55,7 @@ from verifier.datasets import (
     normalise_label,
 )
 from verifier.errors import ConfigurationError
+from verifier.nli import lacks_contradiction
 
 logger = logging.getLogger(__name__)
 
@@ -182,9 +183,7 @@ def probabilities_for_scheme(nli: np.ndarray, scheme: Scheme) -> np.ndarray:
     nli = np.asarray(nli, dtype=np.float64)
     if scheme == "3class":
         return nli[:, [0, 2, 1]]
-    if scheme == "supports-refutes" and len(nli) and not nli[:, 2].any():
-        s = nli[:, 0]  # no contradiction class
-    elif scheme == "supports-refutes":
+    if scheme == "supports-refutes" and not lacks_contradiction(nli):
         s = nli[:, 0] / np.clip(nli[:, 0] + nli[:, 2], 1e-12, None)
     else:
         s = nli[:, 0]

@@ -281,9 +281,22 @@ def supports_decision(probs: np.ndarray) -> np.ndarray:
     probs = np.asarray(probs)
     if probs.ndim != 2 or probs.shape[1] != 3:
         raise ValueError(f"probs must have shape (n, 3), got {probs.shape}")
-    if len(probs) and not probs[:, 2].any():  # no contradiction class
+    if lacks_contradiction(probs):
         return probs[:, 0] > 0.5
     return probs[:, 0] > probs[:, 2]
+
+
+def lacks_contradiction(probs: np.ndarray) -> bool:
+    """Whether ``(n, 3)`` rows come from a model without a contradiction class.
+
+    An entailment / not_entailment or one-logit head leaves the column all zeros
+    (:func:`to_three_columns`).
+
+    Example:
+        >>> lacks_contradiction(np.array([[0.3, 0.7, 0.0]])), lacks_contradiction(np.zeros((0, 3)))
+        (True, False)
+    """
+    return len(probs) > 0 and not np.asarray(probs)[:, 2].any()
 
 
 #: A hypothesis sentence of fewer words is joined to its neighbour.
