@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -141,7 +142,7 @@ class NumberCheck:
                 continue
             if number_in(n, ev_numbers):
                 continue
-            if bound and _bound_met(n, bound[0], unit, found):
+            if bound and _bound_met(n, bound[0], unit, found, _lead_word(claim, bound[1])):
                 continue  # "over 4.5 million copies" against "4.7 million copies"
             if named:
                 out.append(Finding(self.name, "number_not_in_evidence", Severity.MEDIUM,
@@ -312,20 +313,24 @@ def _bound_flipped(claim: str, n: Number, mine: tuple[Literal["min", "max"], int
 
 
 def _bound_met(n: Number, bound: Literal["min", "max"] | None, unit: str | None,
-               found: Sequence[tuple[str, list[Number]]]) -> bool:
+               found: Sequence[tuple[str, list[Number]]], lead: str | None = None) -> bool:
     """Whether an exact evidence number of the same kind as the claim's bound ``n`` meets it.
 
     The same kind: both percents or neither, no two different currency symbols, and the
     same unit word after each (a bound with none, "orders over $150", is left alone: what it
     counts is unknown; but a percent's kind is known: "over half of" is met by "55 percent
     of") or units of one dimension ("over 5 km" is met by "5,400 m", compared in the
-    claim's unit); and only within ten times the bound (a bound rounds a value: "over
-    4.5 million copies" is given by "4.7 million copies"). An evidence number that is a
-    bound itself meets nothing: "gatherings over 15 people" is not given by "gatherings over
-    250 people", a threshold of another value. ``found``: each evidence text with its
-    numbers.
+    claim's unit), or the same content word before each where one of them has no unit word
+    (``lead``, :func:`_lead_word` before the claim's bound: "a population of more than
+    600,000 residents" is met by "a population of 662,577."). Only within ten times the
+    bound (a bound rounds a value: "over 4.5 million copies" is given by "4.7 million
+    copies", "over 1.6 thousand copies" is not by "1.6 million copies"), unless the bound is
+    written with one significant figure, a floor or ceiling stated in round terms: "over a
+    million viewers" is met by "14.3 million viewers". An evidence number that is a bound
+    itself meets nothing: "gatherings over 15 people" is not given by "gatherings over 250
+    people", a threshold of another value. ``found``: each evidence text with its numbers.
     """
-    if bound is None or (unit is None and not n.percent) or n.value <= 0:
+    if bound is None or n.value <= 0 or (unit is None and not n.percent and lead is None):
         return False
     for text, numbers in found:
         for m in numbers:
@@ -333,16 +338,58 @@ def _bound_met(n: Number, bound: Literal["min", "max"] | None, unit: str | None,
                                           n.currency != m.currency) \
                     or number_bound(text, m) is not None:
                 continue
-            # in another unit, "over 5 km" is met by "5,400 m"
-            value = m.value if _unit_after(text, m.span[1]) == unit else in_unit_of(m, n)
+            theirs = _unit_after(text, m.span[1])
+            same_lead = lead is not None and (theirs is None or unit is None) \
+                and _lead_word(text, m.span[0]) == lead
+            if same_lead or (theirs == unit and (unit is not None or n.percent)):
+                value: float | None = m.value
+            elif unit is None and not n.percent:
+                continue
+            else:  # in another unit, "over 5 km" is met by "5,400 m"
+                value = in_unit_of(m, n)
             if value is None:
                 continue
             # the claim's bound rounds the evidence's value: "over 4.5 million" for 4.7
             # million, not "over 1,600" for 1.6 million (nor "over £100" for £100,000)
             low, high = (n.value, 10 * n.value) if bound == "min" else (n.value / 10, n.value)
+            if _one_figure(n.value):  # "over a million", "under 500": any value beyond
+                low, high = (low, math.inf) if bound == "min" else (0.0, high)
             if low <= value <= high:
                 return True
     return False
+
+
+def _one_figure(value: float) -> bool:
+    """Whether ``value`` has one significant figure (1, 500, 600,000, a million, 0.2).
+
+    >>> [_one_figure(v) for v in (1e6, 600_000, 0.2, 1_600, 4.5e6, 14)]
+    [True, True, True, False, False, False]
+    """
+    if value <= 0 or not math.isfinite(value):
+        return False
+    lead = value / 10 ** math.floor(math.log10(value))
+    return math.isclose(lead, round(lead), rel_tol=1e-9)
+
+
+_LEAD_TOKEN = re.compile(r"[A-Za-z]+|\d")
+
+
+def _lead_word(text: str, pos: int) -> str | None:
+    """The nearest content word among the three words before ``pos``, else ``None``.
+
+    "population" in "with a population of "; ``None`` too when a number comes first.
+
+    >>> _lead_word("It had a population of more than 600,000.", 23)
+    'population'
+    >>> _lead_word("In 2010, over 500 people came.", 9) is None
+    True
+    """
+    for token in reversed(_LEAD_TOKEN.findall(text[max(0, pos - 60): pos])[-3:]):
+        if token.isdigit():
+            return None
+        if token.lower() not in _NO_CONTEXT:
+            return token.lower()
+    return None
 
 
 #: Words that tell nothing of what an ordinal counts ("the", "his", "was"), or make it an

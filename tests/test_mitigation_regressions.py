@@ -359,6 +359,20 @@ def test_mitigation_metres_stay_metres() -> None:
     # a bound rounds a value: not one ten times under it
     ("It has sold over 1.6 thousand copies.", "It has sold 1.6 million copies.",
      [("value_contradiction", "over 1.6 thousand", "1.6 million")]),
+    # ... unless it is a round floor or ceiling (one significant figure)
+    ("The first season averaged over a million viewers.",
+     "The first season averaged 14.3 million viewers.", []),
+    ("It took under 500 days.", "It took 8 days.", []),
+    ("It had over a million viewers.", "It had 400,000 viewers.",
+     [("value_contradiction", "over a million", "400,000")]),
+    # the same word before the two numbers names the quantity when one has no unit word
+    ("Its metro area had a population of more than 600,000 residents.",
+     "Its metro area had a population of 662,577.", []),
+    ("The population is more than 600,000.", "The population was 662,577.", []),
+    ("It had a population of more than 700,000 residents.", "It had a population of 662,577.",
+     [("number_not_in_evidence", "700,000", None)]),
+    ("It ships free on orders over $150.", "The orders cost $450.",
+     [("number_not_in_evidence", "$150", None)]),
     # a bound in the evidence is a threshold, not a value: it meets no other bound
     ("It bans gatherings over 15 people.", "It bans gatherings over 250 people.",
      [("value_contradiction", "15", "250")]),
