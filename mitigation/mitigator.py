@@ -10,8 +10,9 @@ from __future__ import annotations
 import difflib
 import html
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any, Literal
 
 from mitigation.checks import (
@@ -244,17 +245,53 @@ def _first_letter(text: str, upper: bool) -> str:
     return head + text[1:] if len(head) == 1 else text
 
 
-def _lower_first(text: str) -> str:
+def _lower_first(text: str, context: str = "") -> str:
     """``text`` with its first word in lower case when that is an ordinary word.
 
-    "The", not "I", an acronym or a name.
+    "The", not "I", an acronym or a name; or a capitalised word that ``context`` (the draft
+    and the claim's evidence) writes in lower case and never capitalised inside a sentence
+    (:func:`_ordinary`), unless a capitalised word or "&" follows within three words: the
+    start of a longer name ("Pirates of the Caribbean", "Palo Alto", "Johnson & Johnson").
     """
-    word = re.sub(r"['’](?:s|re|ll|d|ve)$", "", text.split(" ", 1)[0].rstrip(",;:"))
-    return _first_letter(text, False) if word in _LOWER_FIRST else text
+    first, *rest = text.split()[:4] or [""]
+    word = re.sub(r"['’](?:s|re|ll|d|ve)$", "", first.rstrip(",;:"))
+    if word in _LOWER_FIRST or (_ordinary(word, context) and not any(
+            w[:1].isupper() or w == "&" for w in rest)):
+        return _first_letter(text, False)
+    return text
 
 
-def _hedge(claim: str) -> str:
-    return f"It is suggested that {_lower_first(_body(claim))}, but this could not be verified."
+def _ordinary(word: str, context: str) -> bool:
+    """Whether capitalised ``word`` is an ordinary word by ``context``'s spelling of it.
+
+    It is when ``context`` writes it in lower case ("pure water boils") and nowhere
+    capitalised after a word or comma inside a sentence ("a meal at Subway" makes "Subway" a
+    name, whatever "subway" elsewhere).
+
+    Example:
+        >>> _ordinary("Water", "Pure water boils at 100 degrees.")
+        True
+        >>> _ordinary("Apple", "Apple sells phones; an apple is a fruit; he joined Apple.")
+        False
+        >>> _ordinary("Paris", "Paris is in France.")
+        False
+    """
+    if not (word[:1].isupper() and word[1:].islower() and word.isalpha()) or not context:
+        return False
+    lower = re.escape(word.lower())
+    return bool(re.search(rf"(?<![\w'’-]){lower}(?![\w'’-])", context)) and not re.search(
+        rf"(?<=[a-z,;]\s){re.escape(word)}(?![\w'’-])", context)
+
+
+def _hedge(claim: str, context: str = "") -> str:
+    """The hedge sentence of ``claim``; ``context``: see :func:`_lower_first`."""
+    body = _lower_first(_body(claim), context)
+    return f"It is suggested that {body}, but this could not be verified."
+
+
+def _context_of(draft: str, verdict: ClaimVerdict) -> str:
+    """What tells an ordinary word from a name for a claim: the draft and its evidence."""
+    return "\n".join((draft, *(e.content for e in verdict.evidence)))
 
 
 def _warning(claim: str) -> str:
@@ -696,7 +733,7 @@ class Mitigator:
                 if action == "corrected" and original[:1].islower():
                     # the claim's own sentence in place of a clause: "and the museum was
                     # designed by ...", not "and The museum ..."
-                    base = _lower_first(base)
+                    base = _lower_first(base, _context_of(draft, v))
                 if action == "corrected" and base.endswith(".") and not _CLAIM_END.search(
                         _CITE.sub("", original).rstrip()) and not _abbreviation_before(
                         base[:-1]):
@@ -711,7 +748,10 @@ class Mitigator:
                 pieces.append((a, b, _CITE.sub("", original) if _CITE.search(original)
                                else original))
             else:
-                sentence_text = {"warned": _warning, "hedged": _hedge}.get(action)
+                texts: dict[str, Callable[[str], str]] = {
+                    "warned": _warning, "hedged": partial(_hedge,
+                                                          context=_context_of(draft, v))}
+                sentence_text = texts.get(action)
                 if lead is not None:  # whole: a hedge or warning keeps the list marker; a
                     # removal drops it
                     new = sentence_text(v.claim.text) if sentence_text else ""

@@ -145,6 +145,31 @@ def test_mitigation_hedge_capitalisation(claim: str, hedged: str) -> None:
     assert ans.body == f"It is suggested that {hedged}, but this could not be verified."
 
 
+
+# an ordinary word by the draft's or the evidence's own spelling of it is lowered; a word they
+# also capitalise inside a sentence stays (a name)
+@pytest.mark.parametrize(("draft", "evidence", "hedged"), [
+    ("Water boils at 90 °C on a mountain.", "Pure water boils at 100 °C.",
+     "water boils at 90 °C on a mountain"),
+    ("Water boils at 90 °C. Sea water is salty.", "", "water boils at 90 °C"),
+    ("Apple sells phones.", "An apple is a fruit; he joined Apple in 2001.",
+     "Apple sells phones"),
+    ("Water boils at 90 °C.", "", "Water boils at 90 °C"),
+    ("Paris is big.", "Paris is a city in France.", "Paris is big"),
+    # the start of a longer name
+    ("Pirates of the Caribbean was added in 1967.", "The pirates were added in 1967.",
+     "Pirates of the Caribbean was added in 1967"),
+    ("Palo Alto is in California.", "A palo is a stick.", "Palo Alto is in California"),
+])
+def test_mitigation_hedge_lowers_ordinary_words_by_context(draft: str, evidence: str,
+                                                          hedged: str) -> None:
+    first = draft.split(". ")[0].rstrip(".") + "."
+    ev = (_ev(evidence),) if evidence else ()
+    ans = Mitigator("balanced").mitigate(draft, [_v(draft, first, U, *ev)])
+    assert ans.body.startswith(f"It is suggested that {hedged}, but this could not be "
+                               "verified.")
+
+
 # 6. no space before punctuation after a removed middle clause
 def test_mitigation_removed_middle_clause_leaves_no_space_before_comma() -> None:
     draft = "The tower is in Paris, but it was designed by Picasso, and it opened in 1889."
