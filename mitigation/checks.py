@@ -8,6 +8,7 @@ formats of the same value raise no alarm.
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import json
 import math
@@ -419,6 +420,24 @@ def _context(text: str, span: tuple[int, int]) -> set[tuple[str, str]]:
     return out
 
 
+#: A weekday right before a date: "Monday, " in "on Monday, June 6, 2016".
+_WEEKDAY_BEFORE = re.compile(
+    r"\b(Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day(,?\s+)(?:the\s+)?$")
+
+
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def _weekday(d: Date) -> str | None:
+    """The weekday of a date given to the day ("Tuesday"), else ``None``."""
+    if d.month is None or d.day is None or d.ambiguous or d.decade or d.century:
+        return None
+    try:
+        return _WEEKDAYS[datetime.date(d.year, d.month, d.day).weekday()]
+    except ValueError:
+        return None
+
+
 class DateCheck:
     """Dates in the claim that no evidence date agrees with.
 
@@ -497,6 +516,17 @@ class DateCheck:
                          claim[max(0, d.span[0] - 4): d.span[0]].lower() == "the " else d.text)
                 # else which claim date it corrects is unknown
                 right = _same_granularity(d, other, value) if asserted == 1 else None
+                if right and not d.decade and (day := _WEEKDAY_BEFORE.search(
+                        claim, 0, d.span[0])):
+                    # the weekday goes with its date: recomputed, else dropped ("on
+                    # Monday, June 2016" -> "in July 2016")
+                    named_day, start = _weekday(other), day.start()
+                    on = claim[max(0, start - 3): start]
+                    if named_day:
+                        right = f"{named_day}{day.group(2)}{right}"
+                    elif on in ("on ", "On "):
+                        start, right = start - 3, ("In " if on[0] == "O" else "in ") + right
+                    value = claim[start: d.span[1]]
                 out.append(Finding(
                     self.name, "value_contradiction", Severity.HIGH,
                     f"the claim says {d.text}, the evidence {other.text}",

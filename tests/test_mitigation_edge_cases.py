@@ -416,3 +416,19 @@ def test_text_parsers_remember_results_but_hand_out_fresh_lists(name: str) -> No
     assert parse.cache_info().currsize > 0
     values.clear_caches()
     assert parse.cache_info().currsize == 0 and parse(text) == again
+
+
+# a weekday goes with its date: recomputed when the evidence's date gives the day, else dropped
+@pytest.mark.parametrize(("draft", "evidence", "fixed"), [
+    ("The store opened on Monday, June 6, 2016.", "The store opened on June 7, 2016.",
+     "The store opened on Tuesday, June 7, 2016 [1]."),
+    ("On Monday 6 June 2016 the store opened.", "The store opened on 7 June 2016.",
+     "On Tuesday 7 June 2016 the store opened [1]."),
+    ("The store opened on Monday, June 2016.", "The store opened in July 2016.",
+     "The store opened in July 2016 [1]."),
+])
+def test_mitigation_date_correction_mends_its_weekday(draft: str, evidence: str,
+                                                      fixed: str) -> None:
+    ans = Mitigator("balanced").mitigate(draft, [_v(draft, draft, C, _ev(evidence))])
+    assert ans.edits[0].action == "corrected"
+    assert ans.body == fixed
