@@ -8,6 +8,7 @@ the date (1969, 7, 20).
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -237,6 +238,8 @@ class Number:
 
 
 def _close(a: float, b: float) -> bool:
+    if not (math.isfinite(a) and math.isfinite(b)):  # "10^500" is only itself
+        return a == b
     return abs(a - b) <= 1e-6 * max(1.0, abs(a), abs(b))
 
 
@@ -711,7 +714,11 @@ def _scientific(text: str) -> list[Number]:
             continue
         power = power.translate(_SUPERSCRIPT).replace("\u2212", "-")
         mantissa = float(m.group("m") or m.group("me") or 1)
-        out.append(Number(mantissa * 10.0 ** int(power), m.group(0), m.span()))
+        try:
+            value = mantissa * 10.0 ** int(power)
+        except OverflowError:  # "10^500": beyond a float
+            value = math.inf if mantissa > 0 else -math.inf
+        out.append(Number(value, m.group(0), m.span()))
     return out
 
 

@@ -379,6 +379,24 @@ def test_batch_bad_input_in_a_chunk_isolates_rows_and_resumes(tmp_path) -> None:
         assert (tmp_path / "r" / name).read_bytes() == (tmp_path / "o" / name).read_bytes()
 
 
+def test_batch_arithmetic_error_of_a_row_is_its_error_record(tmp_path) -> None:
+    # a value in one row's text that overflows a computation ("1e400") spoils that row only
+    src = tmp_path / "in.jsonl"
+    rows = [{**GOOD[i % 3], "id": str(i), "claim": f"claim {i} ."} for i in range(5)]
+    rows[2]["claim"] = "HUGE 1e400"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    def scorer(pairs):
+        if any(h.startswith("HUGE") for _, h in pairs):
+            raise OverflowError(34, "Numerical result out of range")
+        return _fake_scorer(pairs)
+
+    run_eval(EvalConfig([src], tmp_path / "o", plots=False), scorer=scorer)
+    preds, errs = _lines(tmp_path / "o/predictions.jsonl"), _lines(tmp_path / "o/errors.jsonl")
+    assert [e["line"] for e in errs] == [3] and errs[0]["reason"].startswith("cannot score")
+    assert [p["line"] for p in preds] == [1, 2, 4, 5]
+
+
 def test_batch_csv_bad_byte_spoils_its_row_only(tmp_path) -> None:
     lines = [b"id,claim,evidence,label"]
     lines += [f"{i},claim {i} .,evidence {i} .,SUPPORTS".encode() for i in range(1, 1001)]

@@ -1080,7 +1080,8 @@ def _score_isolating_bad_pairs(scorer: Any, pairs: list[tuple[str, str]]
                                ) -> list[tuple[np.ndarray, dict | None] | str]:
     """Score ``pairs``; a pair the scorer rejects as bad input gets the reason instead.
 
-    When a call raises ``ValueError`` (bad input: a claim too long for the model window, say),
+    When a call raises ``ValueError`` (bad input: a claim too long for the model window, say)
+    or ``ArithmeticError`` (a value in the text that overflows a computation),
     the pairs are split in halves and scored again until each rejected pair is alone, so the
     other pairs are still scored (with k bad pairs, about ``2 k log2(n)`` extra calls); a
     scorer that isolates them itself raises :class:`UnscoredPairs`. A returned row that is
@@ -1102,7 +1103,7 @@ def _score_isolating_bad_pairs(scorer: Any, pairs: list[tuple[str, str]]
             raise ConfigurationError(f"the scorer's UnscoredPairs must hold (n, 3) "
                                      f"probabilities for n = {len(pairs)} pairs, got shape "
                                      f"{nli.shape}") from exc
-    except ValueError as exc:
+    except (ValueError, ArithmeticError) as exc:  # arithmetic: a value in the row ("1e400")
         if isinstance(exc, VerifierError):
             raise
         if len(pairs) == 1:
