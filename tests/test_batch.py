@@ -397,6 +397,24 @@ def test_batch_arithmetic_error_of_a_row_is_its_error_record(tmp_path) -> None:
     assert [p["line"] for p in preds] == [1, 2, 4, 5]
 
 
+def test_batch_input_inside_the_output_folder_is_refused(tmp_path) -> None:
+    # an input named as one of the run's own files was truncated before it was read
+    out = tmp_path / "o"
+    out.mkdir()
+    for name in ("predictions.jsonl", "errors.jsonl", "metrics.json"):
+        src = out / name
+        src.write_text(json.dumps(GOOD[0]) + "\n")
+        with pytest.raises(ValueError, match=f"input .*{name}.* is one of the files the run "
+                                             "writes in output_dir"):
+            EvalConfig([src], out, plots=False)
+        assert src.read_text() == json.dumps(GOOD[0]) + "\n"
+    with pytest.raises(ValueError, match="inputs name a folder, not a file"):
+        EvalConfig([tmp_path], tmp_path / "p")
+    # an input of the same name elsewhere is fine
+    (tmp_path / "predictions.jsonl").write_text(json.dumps(GOOD[0]) + "\n")
+    EvalConfig([tmp_path / "predictions.jsonl"], out, plots=False)
+
+
 def test_batch_csv_bad_byte_spoils_its_row_only(tmp_path) -> None:
     lines = [b"id,claim,evidence,label"]
     lines += [f"{i},claim {i} .,evidence {i} .,SUPPORTS".encode() for i in range(1, 1001)]

@@ -180,3 +180,28 @@ def test_ask_and_verify_take_a_long_inline_draft(tmp_path, capsys, monkeypatch) 
                  str(tmp_path)]) == 2
     assert f"verifier verify: error: --draft '{tmp_path / 'latin1.txt'}': the file is not " \
            f"UTF-8 text" in capsys.readouterr().err
+
+
+def test_load_documents_names_a_file_name_that_is_not_utf8(tmp_path) -> None:
+    # it failed only when the report was written, naming neither the file nor the option
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "ok.txt").write_text("Paris is in France.")
+    (tmp_path / bytes(tmp_path / "docs").decode() / "caf\udce9.txt").write_text("Rome.")
+    with pytest.raises(ValueError, match=r"caf\\udce9\.txt' in DOCS .*not UTF-8; rename it"):
+        load_documents(tmp_path / "docs")
+
+
+def test_verify_out_is_checked_first_and_replaced_whole(tmp_path, capsys) -> None:
+    from verifier.cli_rag import _replace_file
+
+    assert main(["verify", "--draft", "Paris is big.", "--docs", str(tmp_path),
+                 "--out", str(tmp_path / "nodir" / "r.json")]) == 2
+    err = capsys.readouterr().err
+    assert "--out" in err and "its folder does not exist" in err
+    report = tmp_path / "r.json"
+    report.write_text("the report before")
+    _replace_file(report, b"new")
+    assert report.read_text() == "new" and [p.name for p in tmp_path.iterdir()] == ["r.json"]
+    with pytest.raises(TypeError):
+        _replace_file(report, "not bytes")  # type: ignore[arg-type]
+    assert report.read_text() == "new" and [p.name for p in tmp_path.iterdir()] == ["r.json"]

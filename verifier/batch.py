@@ -858,9 +858,20 @@ class EvalConfig:
         if not self.inputs:
             raise ValueError("inputs must name at least one file, got none")
         seen: dict[Path, Path] = {}
+        written = {(self.output_dir / name).resolve() for name in OUTPUT_FILES}
         for p in self.inputs:
-            if not p.is_file():
+            if p.is_dir():
+                raise ValueError(f"inputs name a folder, not a file: {str(p)!r}")
+            if not p.exists():
                 raise FileNotFoundError(f"input file not found: {str(p)!r}")
+            if p.resolve() in written:  # it would be truncated before it is read
+                raise ValueError(f"input {str(p)!r} is one of the files the run writes in "
+                                 f"output_dir {str(self.output_dir)!r}: move it or choose "
+                                 "another output folder")
+            if not p.is_file():
+                raise ValueError(f"input {str(p)!r} is not a regular file (a pipe or a "
+                                 "device): save it to a file first; the run reads its inputs "
+                                 "more than once")
             _detect_format(p)
             _check_not_utf16(p)
             first = seen.setdefault(p.resolve(), p)
@@ -1253,6 +1264,9 @@ def run_eval(cfg: EvalConfig, *, scorer: Any = None, show_progress_bar: bool | N
 
 #: The file in ``output_dir`` that :func:`run_eval` holds an exclusive lock on while it runs.
 LOCK_FILE = ".lock"
+#: What a run writes in its output folder (no input may be one of them).
+OUTPUT_FILES = ("predictions.jsonl", "errors.jsonl", "state.json", "metrics.json", "run.json",
+                LOCK_FILE, "confusion_matrix.png", "reliability.png")
 
 
 @contextmanager

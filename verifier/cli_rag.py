@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -30,8 +31,14 @@ def load_documents(path: Path) -> list[Passage]:
                 except UnicodeDecodeError as exc:
                     raise ValueError(f"{f}: not UTF-8 text ({exc}); convert it, e.g. "
                                      f"iconv -f latin1 -t utf-8") from exc
+                name = str(f.relative_to(path))
+                try:
+                    name.encode("utf-8")
+                except UnicodeEncodeError as exc:  # a name that no report can hold
+                    raise ValueError(f"{name!r} in DOCS {str(path)!r}: the file name is not "
+                                     "UTF-8; rename it (it becomes the source id)") from exc
                 if text.strip():
-                    docs.append(Passage(text, str(f.relative_to(path))))
+                    docs.append(Passage(text, name))
     elif path.is_file() and path.suffix.lower() == ".jsonl":
         from verifier.batch import read_rows  # the batch reader: UTF-8, JSON, objects
 
@@ -270,6 +277,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
     if (args.docs is None) == (args.index is None):
         raise ValueError("give exactly one of --docs or --index")
+    if args.out and not Path(args.out).resolve().parent.is_dir():  # before the work, not after
+        raise ValueError(f"--out {args.out!r}: its folder does not exist")
     draft = read_draft(args.draft)
     if not draft.strip():
         raise ValueError(f"the draft {args.draft!r} is empty")
@@ -289,7 +298,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     else:
         text = answer.to_html()
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        _replace_file(Path(args.out), text.encode("utf-8"))
         print(f"wrote {args.out}", file=sys.stderr)
     else:
         sys.stdout.write(text)
@@ -347,3 +356,16 @@ def add_subparsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("text")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_decompose)
+
+
+def _replace_file(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all: a failed write keeps the file before."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
