@@ -141,8 +141,8 @@ class NumberCheck:
             if flipped:
                 out.append(flipped)
                 continue
-            if number_in(n, ev_numbers):
-                continue
+            if number_in(n, ev_numbers) or (not bound and _rounds(claim, n, ev_numbers)):
+                continue  # a bound is no rounding: "more than 5 billion" against 4.54 billion
             if bound and _bound_met(n, bound[0], unit, found, _lead_word(claim, bound[1])):
                 continue  # "over 4.5 million copies" against "4.7 million copies"
             if named:
@@ -357,6 +357,68 @@ def _bound_met(n: Number, bound: Literal["min", "max"] | None, unit: str | None,
                 low, high = (low, math.inf) if bound == "min" else (0.0, high)
             if low <= value <= high:
                 return True
+    return False
+
+
+#: Words that make a number approximate: "about 300" rounds to the hundred.
+_APPROXIMATE = re.compile(r"(?:\b(?:about|around|approximately|roughly|nearly|almost|some|"
+                          r"circa|approx\.?|an estimated|estimated)|~|≈)\s*[$€£]?\s*$",
+                          re.IGNORECASE)
+_DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def _rounds(claim: str, n: Number, numbers: Sequence[Number]) -> bool:
+    """Whether an evidence number, rounded as the claim writes ``n``, is ``n``.
+
+    The claim's precision is its last written digit ("2.1 million": a hundred thousand;
+    "23%": one percent; "8,849 m": one metre), or with a word that makes it approximate
+    ("about", "roughly", "~") its last digit that is not a trailing zero ("about 300":
+    a hundred). So "2.1 million residents" is given by "2,102,650 residents", "23%" by
+    "23.4%", "about 1,200 people" by "1,213 people"; not "300 m" by "330 m", nor "$2
+    billion" by "$1.9 billion"; a value of one significant figure only when approximate
+    ("1%" is not given by "0.97%", which may be another quantity). The same unit of measure
+    or none; percent and currency as in :func:`~mitigation.values.number_in`; under 5 % from
+    the value (10 % when approximate). A bound is not rounded (the caller's).
+
+    >>> t = "Paris has approximately 2.1 million residents."
+    >>> _rounds(t, find_numbers(t)[0], find_numbers("It had 2,102,650 residents."))
+    True
+    >>> t = "The tower is 300 m tall."
+    >>> _rounds(t, find_numbers(t)[0], find_numbers("The tower is 330 m tall."))
+    False
+    """
+    digits = _DIGITS.search(n.text)
+    if digits is None or n.value <= 0 or not math.isfinite(n.value) or n.hour is not None \
+            or n.high is not None or n.fraction:
+        return False
+    written = digits.group(0).replace(",", "")
+    try:
+        shown = float(written)
+    except ValueError:
+        return False
+    if shown <= 0:
+        return False
+    scale = n.value / shown  # "2.1 million": a million
+    decimals = len(written.split(".")[1]) if "." in written else 0
+    step = scale * 10.0 ** -decimals
+    approximate = bool(_APPROXIMATE.search(claim, 0, n.span[0]))
+    figures = written.replace(".", "").lstrip("0")
+    if not approximate and len(figures if "." in written else figures.rstrip("0")) < 2:
+        return False  # "1%", "$3 billion": one figure rounds too much to pair by value alone
+    if decimals == 0 and approximate:
+        zeros = len(written) - len(written.rstrip("0"))
+        step *= 10.0 ** min(zeros, len(written) - 1)
+    for m in numbers:
+        if not (m.percent or not n.percent) or m.unit != n.unit or (
+                n.currency and m.currency and n.currency != m.currency):
+            continue
+        if not (m.value > 0 and math.isfinite(m.value) and m.value != n.value
+                and abs(m.value - n.value) < (0.1 if approximate else 0.05) * n.value):
+            continue
+        q = m.value / step  # a half rounds either way: 2.45 million is "2.4" or "2.5 million"
+        if any(math.isclose(k * step, n.value, rel_tol=1e-9)
+               for k in (math.floor(q + 0.5), math.ceil(q - 0.5))):
+            return True
     return False
 
 
