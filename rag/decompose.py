@@ -178,11 +178,52 @@ def text_blocks(text: str) -> list[tuple[int, int]]:
     if start is not None:
         blocks.append((start, end))
     out = []
-    for a, b in blocks:
-        a, b = strip_span(text, a, b)
-        if b > a:
-            out.append((a, b))
+    for block in blocks:
+        for piece in _statement_lines(text, *block):
+            a, b = strip_span(text, *piece)
+            if b > a:
+                out.append((a, b))
     return out
+
+
+#: Words a wrapped line may end with mid-sentence ("designed by" / "Gustave Eiffel").
+_WRAP_WORDS = frozenset(
+    "a an the of by and or to in on at for with from as is was are were that which who "
+    "its their his her".split())
+
+
+def _statement_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    r"""A block's lines, when they are statements one per line without stops; else the block.
+
+    Lines are statements when there are several, each starts with a capital or a digit, has
+    three words or more and, but for the last, ends with no punctuation and no word that
+    leads on ("by", "the"): "The tower opened in 1889\nThe tower is in Paris". Prose
+    wrapped at a width keeps its lines together: its lines start in lower case, or end
+    with a comma or with such a word.
+
+    Example:
+        >>> t = "The tower opened in 1889\nThe tower is in Paris"
+        >>> [t[a:b] for a, b in _statement_lines(t, 0, len(t))]
+        ['The tower opened in 1889', 'The tower is in Paris']
+        >>> t = "The tower was designed by\nGustave Eiffel in 1887"
+        >>> _statement_lines(t, 0, len(t))
+        [(0, 48)]
+    """
+    spans, pos = [], start
+    for line in text[start:end].splitlines(keepends=True):
+        spans.append((pos, pos + len(line.rstrip("\r\n"))))
+        pos += len(line)
+    if len(spans) < 2:
+        return [(start, end)]
+    for k, (a, b) in enumerate(spans):
+        line = text[a:b].strip()
+        words = line.split()
+        if len(words) < 3 or not (line[:1].isupper() or line[:1].isdigit()):
+            return [(start, end)]
+        if k < len(spans) - 1 and (line[-1:] in ".!?:;,-–—\"'" or
+                                   words[-1].lower() in _WRAP_WORDS):
+            return [(start, end)]
+    return spans
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,20 @@ def test_decompose_text_blocks_split_lists_not_soft_wraps() -> None:
     assert text[claims[0].span[0]:claims[0].span[1]] == "Paris is in France"
 
 
+
+def test_decompose_one_statement_a_line_without_stops() -> None:
+    # each line was a soft wrap, so four facts became one run-on claim
+    text = ("The Eiffel Tower was completed in 1889\nThe Eiffel Tower is located in Paris\n"
+            "The Eiffel Tower is 200 metres tall")
+    assert [text[a:b] for a, b in text_blocks(text)] == text.split("\n")
+    # wrapped prose stays one block: a line ends with a word that leads on, or one starts
+    # in lower case, or is short
+    for wrapped in ("The tower was designed by\nGustave Eiffel in 1887",
+                    "The tower was built\nin the year 1889 in Paris",
+                    "The tower was built in Paris\nIn 1889"):
+        assert [wrapped[a:b] for a, b in text_blocks(wrapped)] == [wrapped]
+
+
 def test_decompose_llm_parses_and_falls_back(caplog) -> None:
     text = "Paris is in France. Berlin is in Germany."
     good = LLMDecomposer(StaticGenerator('["Paris is in France", "Berlin is in Germany"]'))
