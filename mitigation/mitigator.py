@@ -49,6 +49,8 @@ _WORD = re.compile(r"[\w'’.,$%-]+")
 #: The draft's own ``[n]`` markers right after a claim (they go with the claim's edit).
 #: Markdown punctuation that would format text taken from the draft or the evidence.
 _MD_SPECIAL = re.compile(r"[\\`*_\[\]|~]")
+#: A Markdown heading line ("## Paris").
+_HEADING_LINE = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t][^\n]*)?$", re.M)
 _MARKERS = re.compile(r"(?:[ \t]*\[\d+(?:\s*,\s*\d+)*\])+")
 #: Sentence-initial words that a hedge lowercases ("However," -> "however,"). Any other
 #: capitalised first word ("I", "U.S.", "Apple's", "Einstein,", "About a Boy") may be a name
@@ -691,7 +693,8 @@ class Mitigator:
             pos = s_end
         out.append(gap(draft[pos:]))
         body = "".join(out)
-        if not body.strip() and verdicts:
+        if verdicts and not _HEADING_LINE.sub("", body).strip():
+            # nothing left but headings ("# Cities\n\n## Paris") is nothing left
             body = "No statement of the draft could be verified."
             located = {}
         text = body

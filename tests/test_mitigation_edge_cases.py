@@ -432,3 +432,13 @@ def test_mitigation_date_correction_mends_its_weekday(draft: str, evidence: str,
     ans = Mitigator("balanced").mitigate(draft, [_v(draft, draft, C, _ev(evidence))])
     assert ans.edits[0].action == "corrected"
     assert ans.body == fixed
+
+
+def test_mitigation_nothing_left_but_headings_is_nothing_left() -> None:
+    draft = "# Cities\n\nRome is old.\n\n## Paris\n\nParis is big. It has museums.\n"
+    verdicts = [_v(draft, part, U) for part in ("Rome is old.", "Paris is big.",
+                                                "It has museums.")]
+    assert Mitigator("strict").mitigate(draft, verdicts).body == \
+        "No statement of the draft could be verified."
+    kept = Mitigator("strict").mitigate(draft, [_v(draft, "Rome is old.", U)]).body
+    assert kept.startswith("# Cities") and "Paris is big." in kept
