@@ -45,7 +45,7 @@ _CONJUNCTIONS = r"(?:and|but|or|so|yet|while|whereas)\b"
 _CONNECT_BEFORE = re.compile(
     rf"(?:\s*,)?\s*(?:\b{_CONJUNCTIONS}|[;:—–]|(?<=\s)-)?\s*$")
 _CONNECT_AFTER = re.compile(rf"^\s*(?:,\s*)?(?:{_CONJUNCTIONS}|[;:—–]|-(?=\s))?\s*")
-_WORD = re.compile(r"[\w'’.,$%-]+")
+_WORD = re.compile(r"[\w'’.,$%–-]+")  # an en dash joins a range: "1990–1995"
 #: The draft's own ``[n]`` markers right after a claim (they go with the claim's edit).
 #: Markdown punctuation that would format text taken from the draft or the evidence.
 _MD_SPECIAL = re.compile(r"[\\`*_\[\]|~]")

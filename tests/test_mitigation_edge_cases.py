@@ -442,3 +442,16 @@ def test_mitigation_nothing_left_but_headings_is_nothing_left() -> None:
         "No statement of the draft could be verified."
     kept = Mitigator("strict").mitigate(draft, [_v(draft, "Rome is old.", U)]).body
     assert kept.startswith("# Cities") and "Paris is big." in kept
+
+
+# a range with an en dash is one value to the word swap ("1990–to 1996" before)
+@pytest.mark.parametrize(("claim", "evidence", "fixed"), [
+    ("He was president from 1990–1995.", "He was president from 1990 to 1996.",
+     "He was president from 1990 to 1996."),
+    ("The project cost $5–7 million.", "The project cost $5 to $8 million.",
+     "The project cost $5 to $8 million."),
+    ("He was president from 1990 to 1995.", "He was president from 1990–1996.", None),
+])
+def test_mitigation_correction_of_a_dashed_range(claim: str, evidence: str, fixed) -> None:
+    got = correct_claim(claim, [evidence])
+    assert (got[0] if got else None) == fixed
