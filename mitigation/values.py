@@ -943,6 +943,8 @@ def find_name_starts(text: str) -> list[tuple[str, int]]:
         [('Paris', 3), ('Damon Albarn', 10)]
         >>> find_name_starts("Several people came. Most Haunted aired.")
         [('Most Haunted', 21)]
+        >>> find_name_starts("Additionally, Paris hosts the Louvre.")
+        [('Paris', 14), ('Louvre', 30)]
     """
     out = []
     openings: set[int] | None = None  # where sentences open, read once when needed
@@ -952,7 +954,10 @@ def find_name_starts(text: str) -> list[tuple[str, int]]:
         while words and words[0] in _FUNCTION_WORDS:
             start = text.index(words[1], start + len(words[0])) if len(words) > 1 else start
             words = words[1:]
-        if words == [m.group(0)] and words[0] in _OPENERS:
+        # an adverb that opens a sentence with a comma ("Additionally,", "Notably,")
+        adverb = words == [m.group(0)] and bool(_OPENING_ADVERB.fullmatch(words[0])) and \
+            text[m.end():m.end() + 1] == ","
+        if words == [m.group(0)] and (words[0] in _OPENERS or adverb):
             if openings is None:
                 openings = {s + len(text[s:e]) - len(text[s:e].lstrip(_OPENING_MARKS))
                             for s, e in trimmed_sentence_spans(text)}
@@ -964,6 +969,9 @@ def find_name_starts(text: str) -> list[tuple[str, int]]:
     return out
 
 
+#: An adverb by its ending, not a name ("Additionally", "Notably"; not "Kelly", "Italy").
+_OPENING_ADVERB = re.compile(
+    r"[A-Z][a-z]{2,}(?:ally|ously|ively|ently|antly|ately|ably|ibly|edly|ingly|fully|arly)")
 _WORD_BEFORE = re.compile(r"(?<![\w'’-])([A-Za-z][\w'’-]*)\s+$")
 #: Capitalised words that open ordinary sentences, not names: the function words and the
 #: prepositions and adverbs that both rules below treat alike.

@@ -455,3 +455,15 @@ def test_mitigation_nothing_left_but_headings_is_nothing_left() -> None:
 def test_mitigation_correction_of_a_dashed_range(claim: str, evidence: str, fixed) -> None:
     got = correct_claim(claim, [evidence])
     assert (got[0] if got else None) == fixed
+
+
+# an adverb that opens a sentence with a comma is no name; a name ending in -ly is one
+@pytest.mark.parametrize(("claim", "names"), [
+    ("Additionally, Paris hosts the Louvre.", []),
+    ("Interestingly, Paris hosts the Louvre.", []),
+    ("Kelly, Paris hosts the Louvre.", ["Kelly"]),
+    ("Italy, Spain and France are big.", ["Italy", "Spain and France"]),
+])
+def test_mitigation_opening_adverb_is_no_entity(claim: str, names: list[str]) -> None:
+    found = run_checks(claim, ["Paris hosts the Louvre."])
+    assert [f.value for f in found if f.check == "entity"] == names
