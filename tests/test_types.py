@@ -229,3 +229,15 @@ def test_claim_verdict_checks_its_numbers_and_reads_back_what_it_writes() -> Non
 def test_from_dict_names_a_malformed_span(make, match) -> None:
     with pytest.raises(ValueError, match=match):
         make()
+
+
+def test_passage_metadata_must_be_json_serialisable() -> None:
+    # an index saved it only later, and the failed save had already removed the old index
+    import datetime
+
+    from verifier.types import Passage
+
+    with pytest.raises(TypeError, match=r"metadata\['added'\] of source_id 'b' must be "
+                                        r"JSON-serialisable, got date"):
+        Passage("Berlin is in Germany.", "b", {"added": datetime.date(2024, 1, 1)})
+    assert Passage("Berlin.", "b", {"n": 1, "tags": ["x"], "doc_span": (0, 7)}).metadata["n"] == 1

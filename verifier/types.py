@@ -6,6 +6,7 @@ Every type validates itself in ``__post_init__`` and round-trips through
 
 from __future__ import annotations
 
+import json
 import math
 import operator
 from collections.abc import Iterable, Mapping, Sequence
@@ -176,6 +177,12 @@ class Passage(_Serialisable):
                 raise ValueError(f"metadata['doc_span'] {(start, end)} has length "
                                  f"{end - start} but text has {len(self.text)}")
             self.metadata["doc_span"] = (start, end)  # Python ints; a list read back too
+        for key, value in self.metadata.items():  # an index saves it: refused here, not then
+            try:
+                json.dumps({key: value})
+            except (TypeError, ValueError) as exc:
+                raise TypeError(f"metadata[{key!r}] of source_id {self.source_id!r} must be "
+                                f"JSON-serialisable, got {type(value).__name__}: {exc}") from exc
 
 
 @dataclass(frozen=True)
