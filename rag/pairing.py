@@ -19,7 +19,7 @@ import numpy as np
 
 from verifier.checking import is_int, is_real
 from verifier.registry import register
-from verifier.text import trimmed_sentence_spans
+from verifier.text import is_blank, trimmed_sentence_spans
 from verifier.types import Claim, ClaimEvidence, Evidence
 
 logger = logging.getLogger(__name__)
@@ -173,7 +173,7 @@ def split_evidence(evidences: Sequence[Evidence], *,
         content, base = _locate(ev, documents)
         for s, e in trimmed_sentence_spans(content):
             key = (ev.source_id, base + s, base + e, content[s:e])
-            if key in seen:
+            if key in seen or is_blank(content[s:e]):  # a line of a zero-width space: no text
                 continue
             seen.add(key)
             out.append(Evidence(content[s:e], ev.source_id, (base + s, base + e), ev.score,

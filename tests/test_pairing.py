@@ -168,3 +168,10 @@ def test_pairing_with_a_sentence_transformers_model(tiny_embedding_model) -> Non
 def test_pairing_rejects_bad_settings(kwargs, match) -> None:
     with pytest.raises(ValueError, match=match):
         EvidencePairer(**kwargs)
+
+
+def test_split_evidence_drops_a_sentence_of_invisible_characters() -> None:
+    # a line holding only a zero-width space became evidence the NLI model cannot score
+    doc = "Paris is the capital of France.\n\u200b\nIt has 2 million people."
+    got = [e.content for e in split_evidence([Evidence(doc, "d", (0, len(doc)))])]
+    assert got == ["Paris is the capital of France.", "It has 2 million people."]
