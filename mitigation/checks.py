@@ -25,6 +25,7 @@ from mitigation.values import (
     Date,
     Number,
     bound_words,
+    comparable,
     date_in,
     dimension,
     find_dates,
@@ -377,7 +378,7 @@ def _rounds(claim: str, n: Number, numbers: Sequence[Number]) -> bool:
     "23.4%", "about 1,200 people" by "1,213 people"; not "300 m" by "330 m", nor "$2
     billion" by "$1.9 billion"; a value of one significant figure only when approximate
     ("1%" is not given by "0.97%", which may be another quantity). The same unit of measure
-    or none; percent and currency as in :func:`~mitigation.values.number_in`; under 5 % from
+    or none; percent and currency as :func:`~mitigation.values.comparable` says; under 5 % from
     the value (10 % when approximate). A bound is not rounded (the caller's).
 
     >>> t = "Paris has approximately 2.1 million residents."
@@ -402,15 +403,13 @@ def _rounds(claim: str, n: Number, numbers: Sequence[Number]) -> bool:
     decimals = len(written.split(".")[1]) if "." in written else 0
     step = scale * 10.0 ** -decimals
     approximate = bool(_APPROXIMATE.search(claim, 0, n.span[0]))
-    figures = written.replace(".", "").lstrip("0")
-    if not approximate and len(figures if "." in written else figures.rstrip("0")) < 2:
+    if not approximate and _one_figure(n.value):
         return False  # "1%", "$3 billion": one figure rounds too much to pair by value alone
     if decimals == 0 and approximate:
         zeros = len(written) - len(written.rstrip("0"))
         step *= 10.0 ** min(zeros, len(written) - 1)
     for m in numbers:
-        if not (m.percent or not n.percent) or m.unit != n.unit or (
-                n.currency and m.currency and n.currency != m.currency):
+        if not comparable(n, m) or m.unit != n.unit:
             continue
         if not (m.value > 0 and math.isfinite(m.value) and m.value != n.value
                 and abs(m.value - n.value) < (0.1 if approximate else 0.05) * n.value):

@@ -10,9 +10,8 @@ from __future__ import annotations
 import difflib
 import html
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
 from typing import Any, Literal
 
 from mitigation.checks import (
@@ -751,18 +750,17 @@ class Mitigator:
                 pieces.append((a, b, _CITE.sub("", original) if _CITE.search(original)
                                else original))
             else:
-                texts: dict[str, Callable[[str], str]] = {
-                    "warned": _warning, "hedged": partial(_hedge,
-                                                          context=_context_of(draft, v))}
-                sentence_text = texts.get(action)
+                said = (_warning(v.claim.text) if action == "warned" else
+                        _hedge(v.claim.text, _context_of(draft, v)) if action == "hedged"
+                        else "")
                 if lead is not None:  # whole: a hedge or warning keeps the list marker; a
                     # removal drops it
-                    new = sentence_text(v.claim.text) if sentence_text else ""
+                    new = said
                     pieces.append((lead if new else 0, len(sentence), new))
                 else:
                     pieces.append((a, b, ""))
-                    if sentence_text:
-                        new = sentence_text(v.claim.text)
+                    if said:
+                        new = said
                         hedges[i] = len(appended)
                         appended.append(new)
             # a correction's source first, then the rest in order

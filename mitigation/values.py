@@ -1191,9 +1191,16 @@ def number_in(n: Number, numbers: list[Number]) -> bool:
         >>> number_in(n, find_numbers("five per cent"))
         True
     """
-    return any(_same_value(n, m) and (m.percent or not n.percent)
-               and not (n.currency and m.currency and n.currency != m.currency)
-               for m in numbers)
+    return any(_same_value(n, m) and comparable(n, m) for m in numbers)
+
+
+def comparable(n: Number, m: Number) -> bool:
+    """Whether evidence number ``m`` may give claim number ``n`` (:func:`number_in`'s rule).
+
+    A percent only by a percent; a currency by the same one or none.
+    """
+    return (m.percent or not n.percent) and not (
+        n.currency is not None and m.currency is not None and n.currency != m.currency)
 
 
 def in_other_currency(n: Number, numbers: list[Number]) -> Number | None:

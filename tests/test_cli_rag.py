@@ -192,7 +192,7 @@ def test_load_documents_names_a_file_name_that_is_not_utf8(tmp_path) -> None:
 
 
 def test_verify_out_is_checked_first_and_replaced_whole(tmp_path, capsys) -> None:
-    from verifier.cli_rag import _replace_file
+    from verifier.batch import atomic_write
 
     assert main(["verify", "--draft", "Paris is big.", "--docs", str(tmp_path),
                  "--out", str(tmp_path / "nodir" / "r.json")]) == 2
@@ -200,8 +200,8 @@ def test_verify_out_is_checked_first_and_replaced_whole(tmp_path, capsys) -> Non
     assert "--out" in err and "its folder does not exist" in err
     report = tmp_path / "r.json"
     report.write_text("the report before")
-    _replace_file(report, b"new")
+    atomic_write(report, "new")
     assert report.read_text() == "new" and [p.name for p in tmp_path.iterdir()] == ["r.json"]
-    with pytest.raises(TypeError):
-        _replace_file(report, "not bytes")  # type: ignore[arg-type]
+    with pytest.raises(UnicodeEncodeError):
+        atomic_write(report, "caf\udce9")  # a name read from a file that is not UTF-8
     assert report.read_text() == "new" and [p.name for p in tmp_path.iterdir()] == ["r.json"]

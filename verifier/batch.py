@@ -934,13 +934,21 @@ def _fsync_write(fh: io.BufferedWriter, lines: list[str]) -> None:
     os.fsync(fh.fileno())
 
 
-def _atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` whole or not at all.
+
+    A failed write keeps the file that was there and leaves no temporary file.
+    """
+    data = text.encode("utf-8")  # before the file: a text that cannot be written fails here
     tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        fh.write(text)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    try:
+        with tmp.open("wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _release_memory() -> None:
@@ -1389,7 +1397,7 @@ def _run_eval(cfg: EvalConfig, scorer: Any, show_progress_bar: bool | None
     metrics = _metrics_from_files(pred_path, err_path, classes)
     metrics["threshold"] = threshold
     metrics["threshold_source"] = threshold_source
-    _atomic_write(out / "metrics.json", json.dumps(metrics, indent=2, sort_keys=True) + "\n")
+    atomic_write(out / "metrics.json", json.dumps(metrics, indent=2, sort_keys=True) + "\n")
     run = {
         "pairs_per_second": round(state["pairs_scored"] / state["seconds"], 2)
         if state["seconds"] > 0 else None,
@@ -1397,7 +1405,7 @@ def _run_eval(cfg: EvalConfig, scorer: Any, show_progress_bar: bool | None
         "peak_memory_mb": round(_peak_rss_mb(), 1),
         "engine": cfg.engine, "device": cfg.device or "auto", "model": cfg.model or "embedded",
     }
-    _atomic_write(out / "run.json", json.dumps(run, indent=2, sort_keys=True) + "\n")
+    atomic_write(out / "run.json", json.dumps(run, indent=2, sort_keys=True) + "\n")
     if cfg.plots:
         write_plots(metrics, out)
     if metrics["n"] == 0 and metrics["n_errors"] > 0:
@@ -1509,12 +1517,12 @@ def _run_chunks(cfg: EvalConfig, scorer: Any, state: dict[str, Any], state_path:
             _fsync_write(ef, [json.dumps(e, ensure_ascii=False) + "\n" for _, e in errs])
             state["rows_done"] += len(chunk)
             state["pred_bytes"], state["err_bytes"] = pf.tell(), ef.tell()
-            _atomic_write(state_path, json.dumps(state))
+            atomic_write(state_path, json.dumps(state))
             bar.update(len(chunk))
             _release_memory()
     bar.close()
     state["done"] = True
-    _atomic_write(state_path, json.dumps(state))
+    atomic_write(state_path, json.dumps(state))
 
 
 def metrics_of_predictions(predictions: Iterable[dict[str, Any]], classes: Sequence[str],
@@ -1614,7 +1622,7 @@ def write_preset_split(name: str, split: Split | None, folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}_{split or 'all'}.jsonl"
     if not path.is_file() or path.read_text(encoding="utf-8") != text:
-        _atomic_write(path, text)
+        atomic_write(path, text)
     return path
 
 

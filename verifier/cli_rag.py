@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import sys
 from pathlib import Path
@@ -298,7 +297,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     else:
         text = answer.to_html()
     if args.out:
-        _replace_file(Path(args.out), text.encode("utf-8"))
+        from verifier.batch import atomic_write
+
+        atomic_write(Path(args.out), text)
         print(f"wrote {args.out}", file=sys.stderr)
     else:
         sys.stdout.write(text)
@@ -356,16 +357,3 @@ def add_subparsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("text")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_decompose)
-
-
-def _replace_file(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` whole or not at all: a failed write keeps the file before."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with tmp.open("wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
