@@ -39,17 +39,24 @@ SCHEMA_VERSION = "1"
 _CITE = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
 #: The conjunctions that open a clause of its own.
 _CONJUNCTIONS = r"(?:and|but|or|so|yet|while|whereas)\b"
-#: What joins a clause to the one before or after it: a comma, a conjunction, a semicolon,
-#: a colon or a dash ("—", "–", or a hyphen with a space before it).
+#: The subordinators of a clause that states a fact: without that clause, they go too ("The
+#: tower is tall because." is no sentence). Not "if" or "unless": their clause is no claim.
+_SUBORDINATORS = (r"(?:(?:even\s+)?though|although|because|since|when|whenever|after|"
+                  r"before|once)\b")
+#: What joins a clause to the one before or after it: a comma, a conjunction or a
+#: subordinator, a semicolon, a colon or a dash ("—", "–", or a hyphen with a space before it).
 _CONNECT_BEFORE = re.compile(
-    rf"(?:\s*,)?\s*(?:\b{_CONJUNCTIONS}|[;:—–]|(?<=\s)-)?\s*$")
-_CONNECT_AFTER = re.compile(rf"^\s*(?:,\s*)?(?:{_CONJUNCTIONS}|[;:—–]|-(?=\s))?\s*")
+    rf"(?:\s*,)?\s*(?:\b{_CONJUNCTIONS}|\b{_SUBORDINATORS}|[;:—–]|(?<=\s)-)?\s*$", re.I)
+_CONNECT_AFTER = re.compile(
+    rf"^\s*(?:,\s*)?(?:{_CONJUNCTIONS}|{_SUBORDINATORS}|[;:—–]|-(?=\s))?\s*", re.I)
+#: A sentence's lead-in that is only a subordinator ("Although ", "When ").
+_LEAD_SUBORDINATOR = re.compile(rf"\s*{_SUBORDINATORS}\s*", re.I)
 _WORD = re.compile(r"[\w'’.,$%–-]+")  # an en dash joins a range: "1990–1995"
-#: The draft's own ``[n]`` markers right after a claim (they go with the claim's edit).
 #: Markdown punctuation that would format text taken from the draft or the evidence.
 _MD_SPECIAL = re.compile(r"[\\`*_\[\]|~]")
 #: A Markdown heading line ("## Paris").
 _HEADING_LINE = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t][^\n]*)?$", re.M)
+#: The draft's own ``[n]`` markers right after a claim (they go with the claim's edit).
 _MARKERS = re.compile(r"(?:[ \t]*\[\d+(?:\s*,\s*\d+)*\])+")
 #: Sentence-initial words that a hedge lowercases ("However," -> "however,"). Any other
 #: capitalised first word ("I", "U.S.", "Apple's", "Einstein,", "About a Boy") may be a name
@@ -779,10 +786,23 @@ class Mitigator:
             pronoun, antecedent = (0, "") if subject else _antecedent(claim1, own1)
             if (subject or antecedent) and new1[:1].islower() \
                     and edits[i1].action in ("cited", "corrected", "kept") \
-                    and (not sentence[:a0].strip() or LIST_ITEM.fullmatch(sentence[:a0])) \
+                    and not re.search(r"[(\[]\s*$", sentence[:a0]) \
                     and _CONNECT_AFTER.fullmatch(sentence[b0:a1]):
-                # its edit's text is set below
+                # (a lead-in before the first clause goes with it); its edit's text is set
+                # below
                 pieces[1] = (a1, b1, subject + new1 if subject else antecedent + new1[pronoun:])
+        marker = LIST_ITEM.match(sentence)
+        lead_in = _LEAD_SUBORDINATOR.fullmatch(sentence, marker.end() if marker else 0,
+                                               pieces[0][0])
+        if lead_in and len(pieces) > 1 and pieces[0][2] and not pieces[1][2] and not whole \
+                and not sentence[pieces[0][1]:pieces[1][0]].strip(" ,"):
+            # the main clause after a leading subordinate one goes, and so does its
+            # subordinator: "Although it is small, Monaco has ..." -> "Monaco is small.", not
+            # "Although it is small."
+            (a0, b0, new0), i0 = pieces[0], inside[0]
+            pronoun, antecedent = _antecedent(verdicts[i0].claim.text, sentence[a0:b0])
+            pieces[0] = (lead_in.start(), b0, antecedent + new0[pronoun:] if antecedent
+                         else _first_letter(new0, True))
         text, where = _apply(sentence, pieces)  # one piece per claim, in ``inside`` order
         for k, (s, e) in where.items():  # as written: capitalised at the sentence's start
             i = inside[k]
@@ -947,6 +967,7 @@ def _apply(sentence: str, pieces: list[tuple[int, int, str]]
         for k, (s, e) in where.items():
             where[k] = (s + by, e + by)
 
+    first = min(p[0] for p in pieces)
     for k in sorted(range(len(pieces)), key=lambda k: pieces[k], reverse=True):
         a, b, new = pieces[k]
         if (a, b) == (0, len(sentence)):
@@ -966,6 +987,13 @@ def _apply(sentence: str, pieces: list[tuple[int, int, str]]
         tail = re.match(r"^[.!?]+", after.strip())
         end_punct = tail.group(0) if tail else ""
         marker = LIST_ITEM.match(before)  # a list item's "- " or "1. " is no clause before
+        start = marker.end() if marker else 0
+        if not opener and a == first and (_LEAD_SUBORDINATOR.fullmatch(before, start) or
+                                          re.search(r"(?:,|\bthat)\s*$", before, re.I)):
+            # no claim before the clause, only a lead-in, which goes with it ("In 2020, the
+            # museum was built and it opened ..." -> "It opened ...", "When the war ended,
+            # the city ..." -> "The city ...")
+            before = before[:start]
         if before[marker.end() if marker else 0:].strip() and not opener:
             connector = _CONNECT_BEFORE.search(before)
             before = before[:connector.start()] if connector else before

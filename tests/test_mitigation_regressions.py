@@ -1257,3 +1257,43 @@ def test_mitigation_a_kept_claim_drops_the_drafts_own_markers() -> None:
     ans = Mitigator("balanced").mitigate(draft, verdicts)
     assert ans.body == ("Canberra is the capital of Australia [1]. Sydney might be the largest "
                         "city. Melbourne hosted the 1956 Olympics [2].")
+
+
+# a removed clause takes its lead-in or subordinator with it; a kept subordinate clause
+# whose main clause goes loses its subordinator
+@pytest.mark.parametrize(("draft", "parts", "body"), [
+    ("In 2020, the museum was built and it opened in 2021.",
+     [("the museum was built", U, None), ("it opened in 2021.", S, "The museum opened in 2021.")],
+     "The museum opened in 2021 [1]."),
+    ("Although it is small, Monaco has a large economy.",
+     [("it is small", U, None), ("Monaco has a large economy.", S, None)],
+     "Monaco has a large economy [1]."),
+    ("Although it is small, Monaco has a large economy.",
+     [("it is small", S, "Monaco is small."), ("Monaco has a large economy.", U, None)],
+     "Monaco is small [1]."),
+    ("When the war ended, the city was rebuilt.",
+     [("the war ended", S, None), ("the city was rebuilt.", U, None)], "The war ended [1]."),
+    ("When the war ended, the city was rebuilt.",
+     [("the war ended", U, None), ("the city was rebuilt.", S, None)],
+     "The city was rebuilt [1]."),
+    ("The tower is tall because it was built in 1889.",
+     [("The tower is tall", S, None), ("it was built in 1889.", U, None)],
+     "The tower is tall [1]."),
+    ("Paris is big, although Rome is old.",
+     [("Paris is big", S, None), ("Rome is old.", U, None)], "Paris is big [1]."),
+    ("The report says that Paris is big and Rome is old.",
+     [("Paris is big", U, None), ("Rome is old.", S, None)], "Rome is old [1]."),
+    ("- In 2020, the museum was built and it opened in 2021.",
+     [("the museum was built", U, None), ("it opened in 2021.", S, "The museum opened in 2021.")],
+     "- The museum opened in 2021 [1]."),
+    # kept as before: a main clause that is no claim stays; so does a clause of its own
+    ("Paris is big (Rome is old) and Lyon is small.",
+     [("Rome is old", U, None), ("Lyon is small.", S, None)],
+     "Paris is big and Lyon is small [1]."),
+    ("Paris is big, and Rome is old.",
+     [("Paris is big", S, None), ("Rome is old.", U, None)], "Paris is big [1]."),
+])
+def test_mitigation_removed_clause_takes_its_lead_in(draft, parts, body) -> None:
+    verdicts = [_v(draft, part, status, _ev("Some evidence.", f"s{k}"), text=text)
+                for k, (part, status, text) in enumerate(parts)]
+    assert Mitigator("strict").mitigate(draft, verdicts).body == body
