@@ -49,6 +49,11 @@ _CONNECT_BEFORE = re.compile(
     rf"(?:\s*,)?\s*(?:\b{_CONJUNCTIONS}|\b{_SUBORDINATORS}|[;:—–]|(?<=\s)-)?\s*$", re.I)
 _CONNECT_AFTER = re.compile(
     rf"^\s*(?:,\s*)?(?:{_CONJUNCTIONS}|{_SUBORDINATORS}|[;:—–]|-(?=\s))?\s*", re.I)
+#: What opens a list item or a labelled line before its statement: a marker, a label, or
+#: both ("- ", "2. ", "- **Size:** ", "Size: "). It is no part of a claim: a hedge or a
+#: warning keeps it, the removal of the item's only statement takes it.
+_LABEL = r"(?:(?:\*\*|__)[^*_\n]{1,40}?(?::(?:\*\*|__)|(?:\*\*|__):)|[A-Z][\w'’ /&()-]{0,38}:)\s+"
+_ITEM_START = re.compile(rf"{LIST_ITEM.pattern}(?:{_LABEL})?|\s*{_LABEL}")
 #: A sentence's lead-in that is only a subordinator ("Although ", "When ").
 _LEAD_SUBORDINATOR = re.compile(rf"\s*{_SUBORDINATORS}\s*", re.I)
 _WORD = re.compile(r"[\w'’.,$%–-]+")  # an en dash joins a range: "1990–1995"
@@ -791,7 +796,7 @@ class Mitigator:
                 # (a lead-in before the first clause goes with it); its edit's text is set
                 # below
                 pieces[1] = (a1, b1, subject + new1 if subject else antecedent + new1[pronoun:])
-        marker = LIST_ITEM.match(sentence)
+        marker = _ITEM_START.match(sentence)
         lead_in = _LEAD_SUBORDINATOR.fullmatch(sentence, marker.end() if marker else 0,
                                                pieces[0][0])
         if lead_in and len(pieces) > 1 and pieces[0][2] and not pieces[1][2] and not whole \
@@ -873,7 +878,7 @@ def _lead(sentence: str, span: tuple[int, int], offset: int) -> int | None:
         return None
     if not sentence[:a].strip():
         return 0
-    return a if LIST_ITEM.fullmatch(sentence, 0, a) else None
+    return a if _ITEM_START.fullmatch(sentence, 0, a) else None
 
 
 def _dangling(sentence: str, span: tuple[int, int], offset: int) -> int | None:
@@ -887,7 +892,7 @@ def _dangling(sentence: str, span: tuple[int, int], offset: int) -> int | None:
     2020." behind. "I like Paris, and Rome is big." keeps its first clause.
     """
     a, b = span[0] - offset, span[1] - offset
-    marker = LIST_ITEM.match(sentence)
+    marker = _ITEM_START.match(sentence)
     start = marker.end() if marker else 0
     before, after = sentence[start:a], sentence[b:]
     closing = not re.sub(r"[\s.!?\"')\]\d\[,]", "", after)  # only closing marks follow
@@ -986,7 +991,7 @@ def _apply(sentence: str, pieces: list[tuple[int, int, str]]
             opener = None
         tail = re.match(r"^[.!?]+", after.strip())
         end_punct = tail.group(0) if tail else ""
-        marker = LIST_ITEM.match(before)  # a list item's "- " or "1. " is no clause before
+        marker = _ITEM_START.match(before)  # a list item's "- " or "1. " is no clause before
         start = marker.end() if marker else 0
         if not opener and a == first and (_LEAD_SUBORDINATOR.fullmatch(before, start) or
                                           re.search(r"(?:,|\bthat)\s*$", before, re.I)):
@@ -1012,7 +1017,7 @@ def _apply(sentence: str, pieces: list[tuple[int, int, str]]
             rest = _CONNECT_AFTER.sub("", after)
             out = before + (rest if opener else _first_letter(rest, True))
             shift(len(before) - (b + len(after) - len(rest)))
-    marker = LIST_ITEM.match(out)
+    marker = _ITEM_START.match(out)
     if not re.search(r"\w", out[marker.end() if marker else 0:]):
         return "", {}  # every clause went: no stop or dash stays behind
     # a stop ends the sentence, unless one does already ("in the U.S. [1]")

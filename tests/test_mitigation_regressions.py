@@ -1297,3 +1297,22 @@ def test_mitigation_removed_clause_takes_its_lead_in(draft, parts, body) -> None
     verdicts = [_v(draft, part, status, _ev("Some evidence.", f"s{k}"), text=text)
                 for k, (part, status, text) in enumerate(parts)]
     assert Mitigator("strict").mitigate(draft, verdicts).body == body
+
+
+# a label that opens a line or a list item ("**Size:** ", "Size: ") stays before a hedge or
+# warning, and goes with the line's only statement
+@pytest.mark.parametrize(("draft", "strictness", "body"), [
+    ("- **Age:** Rome is old.\n- **Size:** Paris is big.", "balanced",
+     "- **Age:** Rome is old [1].\n- **Size:** It is suggested that Paris is big, but this could "
+     "not be verified."),
+    ("- **Age:** Rome is old.\n- **Size:** Paris is big.", "strict", "- **Age:** Rome is old [1]."),
+    ("Size: Paris is big. Rome is old.", "balanced",
+     "Size: It is suggested that Paris is big, but this could not be verified. "
+     "Rome is old [1]."),
+    ("Size: Paris is big. Rome is old.", "strict", "Rome is old [1]."),
+    ("**Size**: Paris is big and Rome is old.", "strict", "**Size**: Rome is old [1]."),
+])
+def test_mitigation_label_of_a_line_stays_with_its_marker(draft, strictness, body) -> None:
+    verdicts = [_v(draft, "Rome is old", S, _ev("Rome is old.")), _v(draft, "Paris is big", U)]
+    verdicts.sort(key=lambda v: v.claim.span)
+    assert Mitigator(strictness).mitigate(draft, verdicts).body == body
