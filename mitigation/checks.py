@@ -21,6 +21,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from mitigation.values import (
     _MONTHS,
+    ERA_AFTER_YEAR,
     MONTH_NAMES,
     Date,
     Number,
@@ -752,15 +753,57 @@ def _same_granularity(d: Date, other: Date, value: str) -> str | None:
         return str(other.year)
     if other.decade:
         return None
-    if d.month is None:
-        return str(other.year)
+    if d.month is None:  # a year, with the era written after it ("1190 BC", "1200 AD")
+        era = ERA_AFTER_YEAR.search(other.text) if other.month is None else None
+        return f"{abs(other.year)}{era.group(0) if era else ''}" if era or other.year < 0 \
+            else str(other.year)
     if other.month is None or (d.day is not None and other.day is None):
         return None
     if d.day is None:
         if other.ambiguous:
             return None  # which month "03/04/2019" means is unknown
         return f"{MONTH_NAMES[other.month - 1]} {other.year}"
-    return other.text
+    return _written_like(d, other)
+
+
+def _written_like(d: Date, other: Date) -> str:
+    """The evidence's day ``other`` written as the claim writes its day ``d``.
+
+    "the 5th of June 1990" against "6 June 1990" is corrected to "the 6th of June 1990", not
+    "the 6 June 1990". ``other.text`` when ``d`` is not written with its day, a month's name
+    and its year, each once ("1990-06-05", "5/6/1990"), or when ``other`` is ambiguous.
+
+    Example:
+        >>> june_6 = Date(1990, 6, 6, "June 6, 1990", (0, 12))
+        >>> _written_like(Date(1990, 6, 5, "5th of June, 1990", (0, 17)), june_6)
+        '6th of June, 1990'
+        >>> _written_like(Date(1990, 6, 5, "5 Jun. 1990", (0, 11)), june_6)
+        '6 Jun. 1990'
+    """
+    if other.ambiguous or other.day is None or other.month is None or d.month is None:
+        return other.text
+    month = MONTH_NAMES[d.month - 1]
+    parts: dict[str, list[re.Match[str]]] = {"day": [], "month": [], "year": []}
+    for m in re.finditer(r"(?P<n>\d+)(?P<th>st|nd|rd|th)?\b|[A-Za-z]+", d.text):
+        if m.group("n") and int(m.group("n")) == d.day and len(m.group("n")) <= 2:
+            parts["day"].append(m)
+        elif m.group("n") and int(m.group("n")) == d.year:
+            parts["year"].append(m)
+        elif not m.group("n") and len(m.group(0)) >= 3 and \
+                month.lower().startswith(m.group(0).lower()):
+            parts["month"].append(m)
+    if any(len(found) != 1 for found in parts.values()):
+        return other.text
+    day, name = other.day, MONTH_NAMES[other.month - 1]
+    written = parts["month"][0].group(0)
+    suffix = ("th" if day % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(
+        day % 10, "th")) if parts["day"][0].group("th") else ""
+    values = {"day": f"{day}{suffix}", "year": str(other.year),
+              "month": name if len(written) >= len(month) else name[:len(written)]}
+    out = d.text
+    for key, m in sorted(((k, v[0]) for k, v in parts.items()), key=lambda kv: -kv[1].start()):
+        out = out[:m.start()] + values[key] + out[m.end():]
+    return out
 
 
 class EntityCheck:
@@ -786,7 +829,8 @@ class EntityCheck:
         dates = [d.span for d in find_dates(claim)]
         units = [s for n in find_numbers(claim)  # not "Years" of "the Hundred Years' War"
                  if not part_of_name(claim, n) and (s := unit_span(claim, n))]
-        for a, b in dates + units:  # the date and number checks compare them
+        eras = [m.span() for m in ERA_AFTER_YEAR.finditer(claim)]  # "753 BCE": a year's
+        for a, b in dates + units + eras:  # the date and number checks compare them
             claim = claim[:a] + " " * (b - a) + claim[b:]
         ev_months: set[int] | None = None
         out = []
@@ -846,6 +890,8 @@ def _substitute(claim: str, name: str, start: int, evidence: Sequence[str]
     for text in evidence:
         for m in pattern.finditer(text):
             other = m.group(1)
+            if other in ("BC", "BCE", "CE", "AD"):
+                continue  # "in 681 BCE": an era, no name after "in 681"
             # another spelling of the same name ("Philip" for "Phillip") is no other name
             if other.lower() not in lowered and \
                     difflib.SequenceMatcher(a=mine, b=fold(other)).ratio() < 0.8:

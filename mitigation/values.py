@@ -71,7 +71,8 @@ _NUM = re.compile(
     r"\.\d+(?![\d.]))"
     # a mixed number: "2½", "2 and a half" (million)
     r"(?P<frac>[½¼¾⅓⅔]|\s+and\s+a\s+half\b)?"
-    r"(?:[\s-]?(?P<scale>thousand|million|billion|trillion|bn|mn|tn|k|m|b)\b)?"
+    # (a letter and a stop before a letter is an abbreviation: "753 B.C.", "60 m.p.h.")
+    r"(?:[\s-]?(?P<scale>thousand|million|billion|trillion|bn|mn|tn|k|m|b)\b(?!\.[^\W\d_]))?"
     + _PCT + "?", re.I)
 #: The value of a fraction sign or of "and a half" after a whole number.
 _MIXED = {"½": 0.5, "¼": 0.25, "¾": 0.75, "⅓": 1 / 3, "⅔": 2 / 3}
@@ -172,6 +173,14 @@ _DATE_NUMERIC = re.compile(r"(?<![\w.,/-])(?P<a>\d{1,2})(?P<sep>[/.])(?P<b>\d{1,
 _YEAR_RANGE = re.compile(r"\b(?P<y>1[0-9]\d\d|20\d\d)[-–/](?P<yy>\d\d)(?![\w-]|[.,/]\d)")
 _MONTH_YEAR = re.compile(rf"\b(?P<m>{_MONTH_RE})\.?\s+(?P<y>\d{{4}})\b", re.I)
 _YEAR = re.compile(r"\b(?P<y>1[0-9]\d\d|20\d\d)\b")
+#: The era after a year that counts down ("44 BC", "753 BCE", "300 B.C."): the year is read
+#: as negative, so that "300 BC" is not given by "300 AD".
+_BEFORE_COMMON_ERA = re.compile(r"[ \u00a0]?(?:BCE?|B\.C\.(?:E\.)?)(?!\w)")
+#: What joins the years of a range that one era after the second counts down ("221 to 206
+#: BC", "1200 -- 1100 BC").
+_ERA_RANGE_JOIN = re.compile(r"\s*(?:-{1,2}|[–—]|to|and|until)\s*")
+#: An era written after a year ("44 BC", "79 AD", "753 B.C."): a date's, not a name.
+ERA_AFTER_YEAR = re.compile(r"(?<=\d)[ \u00a0]?(?:BCE?|B\.C\.(?:E\.)?|CE|AD|A\.D\.)(?!\w)")
 _YEAR_OR_DECADE = re.compile(r"\b(?P<y>1[0-9]\d\d|20\d\d)(?P<dec>['’]?s)?\b")
 #: An ordinal word, compound ones included ("twenty-first", "thirty second").
 _ORDINAL_WORDS = (r"(?:(?P<tens>" + _TENS + r")(?=" + _ORDINAL_TAIL + r")[\s-])?"
@@ -328,7 +337,8 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
             alternative = value * _SCALE[given.lower()] * (-1 if m.group("sign") else 1)
         if scale:
             value *= _SCALE[scale]
-        if m.group("sign"):
+        if m.group("sign") or (not m.group("cur") and not m.group("pct") and not scale
+                               and _BEFORE_COMMON_ERA.match(text, m.end())):
             value = -value
         s, e = m.span()
         if skip_years and any(ds <= s and e <= de for ds, de in date_spans):
@@ -364,6 +374,11 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
             out[k - 1] = replace(a, percent=True)
         elif b.unit and a.unit is None and _may_have_unit(a):  # "5-10 km", "20 to 25 °C"
             out[k - 1] = replace(a, unit=b.unit)
+    for k in range(len(out) - 1, 0, -1):
+        a, b = out[k - 1], out[k]
+        if _BEFORE_COMMON_ERA.match(text, b.span[1]) and _counts_down(
+                text, a.span, a.value, b.span[0], b.value):  # "221 to 206 BC"
+            out[k - 1] = replace(a, value=-a.value)
     return _compounds(text, out)
 
 
@@ -855,9 +870,31 @@ def find_dates(text: str) -> list[Date]:
         if decade and year % 10:
             continue  # "1994s" is no decade
         if free(m.span()) and not re.match(r"[.,]?\d", text[m.end():m.end() + 2]):
-            found.append(Date(year, None, None, m.group(0), m.span(), decade=decade))
+            era = None if decade else ERA_AFTER_YEAR.match(text, m.end())
+            year = -year if era and _BEFORE_COMMON_ERA.fullmatch(era.group(0)) else year
+            end = era.end() if era else m.end()  # the era is the date's: "1200 BC"
+            found.append(Date(year, None, None, text[m.start():end], (m.start(), end),
+                              decade=decade))
             taken.append(m.span())
-    return sorted(found, key=lambda d: d.span)
+    found.sort(key=lambda d: d.span)
+    for k in range(len(found) - 1, 0, -1):
+        one, two = found[k - 1], found[k]
+        if not any(d.month or d.decade or d.century for d in (one, two)) and _counts_down(
+                text, one.span, one.year, two.span[0], two.year):  # "1200 -- 1100 BC"
+            found[k - 1] = replace(one, year=-one.year)
+    return found
+
+
+def _counts_down(text: str, a_span: tuple[int, int], a: float, b_start: int, b: float
+                 ) -> bool:
+    """Whether year ``a`` is the first of a range whose era, after year ``b``, counts down.
+
+    "221 to 206 BC": 221 is a year before the common era, too. ``b`` is read as such a
+    year already (negative), and ``a`` has no era of its own and is the greater number (a
+    range before the common era counts down).
+    """
+    return b < 0 < a and a > -b and not ERA_AFTER_YEAR.match(text, a_span[1]) and \
+        bool(_ERA_RANGE_JOIN.fullmatch(text, a_span[1], b_start))
 
 
 @_memoised

@@ -501,7 +501,7 @@ def test_mitigation_bound_flipped(claim: str, evidence: str, found) -> None:
     # a lifespan in brackets, both dates with a day: its second date is the death date
     ("Bessie Smith died on April 26, 1937.",
      "Bessie Smith ( April 15 , 1894 -- September 26 , 1937 ) was a blues singer .",
-     [("value_contradiction", "April 26, 1937", "September 26 , 1937")]),
+     [("value_contradiction", "April 26, 1937", "September 26, 1937")]),
     ("Bessie Smith died in 1894.",
      "Bessie Smith ( April 15 , 1894 -- September 26 , 1937 ) was a blues singer .",
      [("event_contradiction", "1894", None)]),
@@ -509,7 +509,7 @@ def test_mitigation_bound_flipped(claim: str, evidence: str, found) -> None:
      "Bessie Smith ( April 15 , 1894 -- September 26 , 1937 ) was a blues singer .", []),
     ("Richard Dawson died on June 3rd, 2012.",
      "Richard Dawson ( born Colin Lionel Emm ; 20 November 1932 -- 2 June 2012 ) was an actor.",
-     [("value_contradiction", "June 3rd, 2012", "2 June 2012")]),
+     [("value_contradiction", "June 3rd, 2012", "June 2nd, 2012")]),
     # a run of years is no lifespan; a bound on the date ("before 1900") is no date of it
     ("The show ended in 2003.", "She starred in Ed ( 2000 -- 2004 ) and Lost.",
      [("date_not_in_evidence", "2003", None)]),
@@ -537,7 +537,7 @@ def test_mitigation_bound_flipped_is_corrected() -> None:
     ("Frozen premiered on November 19, 2013.", "Frozen premiered on November 19 , 2013 .", []),
     # a day is compared with the dates that give a day
     ("It premiered on June 1, 2003.", "It premiered on June 5 , 2003 , in Ohio.",
-     [("value_contradiction", "June 1, 2003", "June 5 , 2003")]),
+     [("value_contradiction", "June 1, 2003", "June 5, 2003")]),
     # two dates of that precision: which one is meant is unknown
     ("It premiered on August 28, 2015.", "It ran from October 2 , 2016 to December 4 , 2016.",
      [("date_not_in_evidence", "August 28, 2015", None)]),
@@ -1316,3 +1316,58 @@ def test_mitigation_label_of_a_line_stays_with_its_marker(draft, strictness, bod
     verdicts = [_v(draft, "Rome is old", S, _ev("Rome is old.")), _v(draft, "Paris is big", U)]
     verdicts.sort(key=lambda v: v.claim.span)
     assert Mitigator(strictness).mitigate(draft, verdicts).body == body
+
+
+# a corrected day is written as the claim writes its day
+@pytest.mark.parametrize(("claim", "evidence", "corrected"), [
+    ("He was born on the 5th of June 1990.", "He was born on 6 June 1990.",
+     "He was born on the 6th of June 1990."),
+    ("He was born on June 5th, 1990.", "He was born on 6 June 1990.",
+     "He was born on June 6th, 1990."),
+    ("He was born on 5 Jun. 1990.", "He was born on July 1, 1990.",
+     "He was born on 1 Jul. 1990."),
+    ("It opened on the 21st of May 2001.", "It opened on 23 May 2001.",
+     "It opened on the 23rd of May 2001."),
+    ("It opened on the 1st of May 2001.", "It opened on 12 May 2001.",
+     "It opened on the 12th of May 2001."),
+    # no day, month name and year each once: the evidence's own writing
+    ("It opened on 2001-05-01.", "It opened on 12 May 2001.", "It opened on 12 May 2001."),
+])
+def test_mitigation_corrected_day_keeps_the_claims_form(claim, evidence, corrected) -> None:
+    draft = claim
+    ans = Mitigator().mitigate(draft, [_v(draft, draft, C, _ev(evidence))])
+    assert ans.edits[0].action == "corrected"
+    assert ans.body == corrected[:-1] + " [1]."
+
+
+# eras: a year before the common era is not given by the same year after it; "BC" and
+# "BCE" are one era; an era is no name; "B.C." is no billion
+@pytest.mark.parametrize(("claim", "evidence", "found"), [
+    ("It was founded in 300 BC.", "It was founded in 300 AD.",
+     [("number_not_in_evidence", "300", None)]),
+    ("It fell in 1200 BC.", "It fell in 1200 AD.",
+     [("value_contradiction", "1200 BC", "1200 AD")]),
+    ("It fell in 1200 BC.", "It fell in 1190 BC.",
+     [("value_contradiction", "1200 BC", "1190 BC")]),
+    ("Caesar died in 44 BC.", "Caesar died in 44 BCE.", []),
+    ("Rome was founded in 753 BCE.", "Rome was founded in 753 B.C. by Romulus.", []),
+    ("It fell in 1200 BC.", "It fell around 1200 BCE.", []),
+    ("It fell in 1200 AD.", "It fell in 1200.", []),
+    ("Augustus ruled from 27 BC to AD 14.", "Augustus ruled from 27 BC to AD 14.", []),
+    ("He lived in Vancouver, BC for 300 days.", "He lived in Vancouver, BC for 300 days.", []),
+    # the era after a range's second year is the first year's too
+    ("Qin dynasty dates back to 221 BC.", "The Qin dynasty lasted from 221 to 206 BC.", []),
+    ("It began in 1200 BC.", "It lasted 1200 -- 1100 BC.", []),
+    ("It began in 1200 AD.", "It lasted 1200 -- 1100 BC.",
+     [("date_not_in_evidence", "1200 AD", None)]),
+    # an era is no name after a year
+    ("In 681 BCE, Sennacherib was assassinated.", "He was killed in 681 BCE , apparently.",
+     [("entity_not_in_evidence", "Sennacherib", None)]),
+])
+def test_mitigation_eras(claim: str, evidence: str, found) -> None:
+    assert _found(claim, evidence) == found
+
+
+def test_mitigation_era_is_no_scale_word() -> None:
+    assert [(n.value, n.text) for n in find_numbers("founded in 753 B.C. for $5 b.")] == [
+        (-753, "753"), (5e9, "$5 b")]
