@@ -196,7 +196,9 @@ class MitigatedAnswer:
             pad = " " if text.startswith("`") or text.endswith("`") else ""
             return f"{fence}{pad}{text}{pad}{fence}"
 
-        lines = ["## Answer", "", esc(self.body), ""]
+        # a "* " list item stays one, as a "- " one does (a "*" before a space is no emphasis)
+        body = re.sub(r"^([ \t]*)\\\*(?=[ \t])", r"\1*", esc(self.body), flags=re.M)
+        lines = ["## Answer", "", body, ""]
         lines += [f"Grounding score: {self.grounding_score:.2f} · hallucination score: "
                   f"{self.hallucination_score:.2f} · strictness: {self.strictness}", ""]
         if self.references:

@@ -467,3 +467,15 @@ def test_mitigation_correction_of_a_dashed_range(claim: str, evidence: str, fixe
 def test_mitigation_opening_adverb_is_no_entity(claim: str, names: list[str]) -> None:
     found = run_checks(claim, ["Paris hosts the Louvre."])
     assert [f.value for f in found if f.check == "entity"] == names
+
+
+def test_mitigation_markdown_keeps_star_list_items() -> None:
+    markdown_it = pytest.importorskip("markdown_it")
+    draft = "* Paris is big.\n* Rome is *old*.\n- Bonn is small."
+    verdicts = [_v(draft, "Paris is big.", S, _ev("Paris is big.")),
+                _v(draft, "Rome is *old*.", S, _ev("Rome is old.")),
+                _v(draft, "Bonn is small.", S, _ev("Bonn is small."))]
+    md = Mitigator().mitigate(draft, verdicts).to_markdown()
+    page = markdown_it.MarkdownIt("commonmark").render(md.split("## References")[0])
+    assert page.count("<li>") == 3  # "* " items are a list, as "- " ones are
+    assert "<em>" not in page  # emphasis inside the text still shows as written
