@@ -223,7 +223,8 @@ def _body(claim: str) -> str:
     body = text.rstrip(".!:;,")
     if text[len(body):].startswith(".") and _abbreviation_before(body):
         return body + "."
-    return body
+    # a comma inside the closing quote is the sentence's, which goes on: 'called "Heat,"'
+    return re.sub(r",([\"”’'])$", r"\1", body)
 
 
 def _abbreviation_before(text: str) -> bool:
@@ -1022,6 +1023,13 @@ def _apply(sentence: str, pieces: list[tuple[int, int, str]]
     marker = _ITEM_START.match(out)
     if not re.search(r"\w", out[marker.end() if marker else 0:]):
         return "", {}  # every clause went: no stop or dash stays behind
+    # a comma inside a closing quote was the sentence's, which now ends there: 'is called
+    # "Heat" [1].', not '"Heat," [1].'
+    comma = re.search(r",[\"”’](?:\s*\[\d+(?:\s*,\s*\d+)*\])?[.!?]?\s*$", out)
+    if comma:
+        at = comma.start()
+        out = out[:at] + out[at + 1:]
+        where = {k: (s - (s > at), e - (e > at)) for k, (s, e) in where.items()}
     # a stop ends the sentence, unless one does already ("in the U.S. [1]")
     if out.strip() and not re.search(r"[.!?][\"”')\]]*(?:\s*\[\d+(?:\s*,\s*\d+)*\])?\s*$",
                                      out) and re.search(r"[.!?]\s*$", sentence):

@@ -1371,3 +1371,34 @@ def test_mitigation_eras(claim: str, evidence: str, found) -> None:
 def test_mitigation_era_is_no_scale_word() -> None:
     assert [(n.value, n.text) for n in find_numbers("founded in 753 B.C. for $5 b.")] == [
         (-753, "753"), (5e9, "$5 b")]
+
+
+# a comma inside a closing quote is the sentence's: it goes when the sentence ends there
+@pytest.mark.parametrize(("statuses", "body"), [
+    ((S, U), 'The film is called "Heat" [1].'),
+    ((U, S), 'It was released in 1995 [1].'),
+    ((S, S), 'The film is called "Heat," [1] and it was released in 1995 [2].'),
+])
+def test_mitigation_comma_inside_closing_quote(statuses, body) -> None:
+    draft = 'The film is called "Heat," and it was released in 1995.'
+    verdicts = [_v(draft, 'The film is called "Heat,"', statuses[0],
+                   _ev('The film is called "Heat".', "a"), text='The film is called "Heat".'),
+                _v(draft, "it was released in 1995.", statuses[1],
+                   _ev("It was released in 1995.", "b"), text="It was released in 1995.")]
+    ans = Mitigator("strict").mitigate(draft, verdicts)
+    assert ans.body == body
+    for e in ans.edits:
+        if e.body_span:
+            assert ans.body[slice(*e.body_span)] == e.replacement
+    hedged = Mitigator("balanced").mitigate(draft, verdicts)
+    assert '"Heat,"' not in hedged.body.split(" [1]")[-1]  # nor in a hedge
+
+
+def test_mitigation_hedge_drops_comma_inside_closing_quote() -> None:
+    draft = 'The film is called "Heat," and it was released in 1995.'
+    ans = Mitigator("balanced").mitigate(draft, [
+        _v(draft, 'The film is called "Heat,"', U, _ev("Nothing.")),
+        _v(draft, "it was released in 1995.", S, _ev("It was released in 1995."),
+           text="It was released in 1995.")])
+    assert ans.body == ('It was released in 1995 [1]. It is suggested that the film is called '
+                        '"Heat", but this could not be verified.')
