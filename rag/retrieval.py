@@ -21,6 +21,7 @@ import logging
 import math
 import os
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
@@ -73,16 +74,21 @@ def tokenize(text: str) -> list[str]:
     Returns:
         The tokens in text order (repeats kept).
 
-    Chinese and Japanese characters are one token each (the text puts no space between
-    words).
+    The text is Unicode-normalised (NFKC) first, so one word matches however it is encoded:
+    ``"cafe\u0301"`` (an accent as a combining mark) is ``"café"``, full-width ``"ＰＡＲＩＳ"``
+    is ``"paris"``. Accents are kept (``"café"`` is not ``"cafe"``). Chinese and Japanese
+    characters are one token each (the text puts no space between words).
 
     Example:
         >>> tokenize("The Eiffel Tower, in Paris!")
         ['eiffel', 'tower', 'paris']
         >>> tokenize("東京は首都")
         ['東', '京', 'は', '首', '都']
+        >>> tokenize("cafe\u0301") == tokenize("café") == ["café"]
+        True
     """
-    return [t for t in _TOKEN.findall(text.lower()) if t not in STOP_WORDS]
+    text = unicodedata.normalize("NFKC", text).lower()
+    return [t for t in _TOKEN.findall(text) if t not in STOP_WORDS]
 
 
 @runtime_checkable

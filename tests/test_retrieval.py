@@ -273,3 +273,14 @@ def test_bm25_reads_chinese_and_japanese_text_character_by_character() -> None:
     assert [e.source_id for e in r.retrieve("首都", top_k=1)] == ["tokyo"]
     assert LexicalRelevanceGrader().grade("東京は日本の首都ですか？",
                                           [Evidence("東京は日本の首都です。", "tokyo")]) == [True]
+
+
+def test_retrieval_bm25_matches_a_word_however_its_accents_are_encoded() -> None:
+    nfd, nfc = "cafe\u0301", "caf\u00e9"
+    assert tokenize(nfd) == tokenize(nfc) == ["café"]
+    assert tokenize("ＰＡＲＩＳ ２０２０") == ["paris", "2020"]  # full-width forms
+    docs = [Passage(f"Le {nfd} de Flore.", "nfd"), Passage("Le thé vert.", "tea")]
+    r = BM25Retriever().index(docs)
+    assert [e.source_id for e in r.retrieve(nfc, top_k=1)] == ["nfd"]
+    ev = BM25Retriever().index([Passage(f"Un {nfc} noir.", "nfc")]).retrieve(nfd, top_k=1)[0]
+    assert ev.source_id == "nfc" and ev.content == f"Un {nfc} noir."  # the text as written
