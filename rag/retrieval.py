@@ -154,6 +154,12 @@ def _model_id(model_name_or_path: str | None) -> str:
     return EMBEDDED_MODEL_ID if resolved == embedded else str(resolved)
 
 
+def _rebuild(path: Path) -> str:
+    """How to replace an index that cannot be read: the end of every such error."""
+    return (f"rebuild it with `verifier index DOCS --out {path}` (or index() and save() "
+            "again)")
+
+
 class _Corpus:
     """Documents, their chunked passages, and the folder format shared by the retrievers."""
 
@@ -258,25 +264,106 @@ class _Corpus:
         os.replace(tmp, path / "manifest.json")
 
     @staticmethod
-    def _read_manifest(path: Path, expected_type: str) -> dict[str, Any]:
+    def _read_manifest(path: Path, expected_type: str,
+                       required: dict[str, type | tuple[type, ...]] | None = None
+                       ) -> dict[str, Any]:
+        """The manifest of the index in ``path``, checked: format version, type, keys.
+
+        Args:
+            path: The index folder.
+            expected_type: The registry name the manifest must hold.
+            required: Keys the caller reads besides ``init_parameters``, with their types.
+
+        Raises:
+            FileNotFoundError: ``path`` holds no manifest.
+            IndexMismatchError: The manifest is not JSON, has another format version or type,
+                or lacks a key (each message names the folder and how to rebuild it).
+        """
         path = Path(path)
         mf = path / "manifest.json"
         if not mf.is_file():
             raise FileNotFoundError(f"no index in {str(path)!r} (manifest.json missing)")
-        manifest = json.loads(mf.read_text(encoding="utf-8"))
-        if manifest.get("format_version") != FORMAT_VERSION:
+        try:
+            manifest = json.loads(mf.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise IndexMismatchError(
-                f"index format {manifest.get('format_version')!r} in {str(path)!r}, "
-                f"this version reads {FORMAT_VERSION}")
+                f"index at {str(path)!r}: manifest.json is not JSON ({exc}); "
+                f"{_rebuild(path)}") from exc
+        if not isinstance(manifest, dict):
+            raise IndexMismatchError(
+                f"index at {str(path)!r}: manifest.json holds a {type(manifest).__name__}, "
+                f"not an object; {_rebuild(path)}")
+        version = manifest.get("format_version")
+        if version != FORMAT_VERSION:
+            what = ("no format version" if version is None
+                    else f"format version {version!r}")
+            raise IndexMismatchError(
+                f"index at {str(path)!r} has {what}; this library reads format version "
+                f"{FORMAT_VERSION}; {_rebuild(path)}")
         if manifest.get("type") != expected_type:
             raise IndexMismatchError(
                 f"{str(path)!r} holds a {manifest.get('type')!r} index, not {expected_type!r}")
+        for key, kind in {"init_parameters": dict, **(required or {})}.items():
+            if key not in manifest:
+                raise IndexMismatchError(
+                    f"index at {str(path)!r}: manifest.json has no {key!r} (written by "
+                    f"another version of this library?); {_rebuild(path)}")
+            value = manifest[key]
+            if not isinstance(value, kind) or isinstance(value, bool):
+                raise IndexMismatchError(
+                    f"index at {str(path)!r}: manifest.json has {key!r} = {value!r}, of the "
+                    f"wrong type; {_rebuild(path)}")
         return manifest
 
+    @classmethod
+    def _from_manifest(cls, path: Path, params: dict[str, Any]) -> Any:
+        """``cls(**params)`` from a manifest, or an error naming the folder.
+
+        A saved parameter this library does not know is an error (it cannot honour it); one
+        it does not find takes the constructor's default, with a warning.
+        """
+        import inspect
+
+        known = {n for n, p in inspect.signature(cls.__init__).parameters.items()
+                 if n != "self" and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+        unknown = sorted(set(params) - known)
+        if unknown:
+            raise IndexMismatchError(
+                f"index at {str(path)!r} has parameters {unknown} that this library's "
+                f"{cls.__name__} does not know (written by another version?); "
+                f"{_rebuild(path)}")
+        missing = sorted(known - set(params))
+        if missing:
+            logger.warning("index at %r: no saved value for %s; using %s's defaults",
+                           str(path), missing, cls.__name__)
+        try:
+            return cls(**params)
+        except (TypeError, ValueError) as exc:
+            raise IndexMismatchError(
+                f"index at {str(path)!r} has a bad saved parameter: {exc}; "
+                f"{_rebuild(path)}") from exc
+
     def _load_corpus(self, path: Path, manifest: dict[str, Any]) -> None:
-        self.documents = json.loads((path / "documents.json").read_text(encoding="utf-8"))
-        self.passages = [Passage.from_dict(d) for d in json.loads(
-            (path / "passages.json").read_text(encoding="utf-8"))]
+        def read(name: str) -> Any:
+            try:
+                return json.loads((path / name).read_text(encoding="utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise IndexMismatchError(
+                    f"index at {str(path)!r}: {name} is not JSON ({exc}); "
+                    f"{_rebuild(path)}") from exc
+
+        documents, passages = read("documents.json"), read("passages.json")
+        try:
+            if not isinstance(documents, dict) or not all(
+                    isinstance(v, str) for v in documents.values()):
+                raise TypeError("documents.json must map source ids to texts")
+            if not isinstance(passages, list):
+                raise TypeError("passages.json must hold a list")
+            self.passages = [Passage.from_dict(d) for d in passages]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise IndexMismatchError(
+                f"index at {str(path)!r} is not readable: {exc}; {_rebuild(path)}") from exc
+        self.documents = documents
         n = manifest.get("n_passages")
         if n is not None and n != len(self.passages):
             raise IndexMismatchError(
@@ -445,7 +532,7 @@ class BM25Retriever(_Corpus):
         """
         path = Path(path)
         manifest = cls._read_manifest(path, cls.type_name)
-        r = cls(**manifest["init_parameters"])
+        r = cls._from_manifest(path, manifest["init_parameters"])
         r._load_corpus(path, manifest)
         r._build()
         return r
@@ -667,8 +754,15 @@ class DenseRetriever(_Corpus):
     def _load_vectors(self, path: Path, manifest: dict[str, Any]) -> None:
         import faiss
 
-        self.embeddings = np.load(path / "embeddings.npy", allow_pickle=False)
-        self._faiss = faiss.read_index(str(path / "faiss.index"))
+        name = "embeddings.npy"
+        try:
+            self.embeddings = np.load(path / name, allow_pickle=False)
+            name = "faiss.index"
+            self._faiss = faiss.read_index(str(path / name))
+        except (ValueError, RuntimeError) as exc:  # FAISS raises RuntimeError, even if missing
+            raise IndexMismatchError(
+                f"index at {str(path)!r}: {name} is not readable ({exc}); "
+                f"{_rebuild(path)}") from exc
         dim, n = manifest["dimension"], len(self.passages)
         if self._faiss.d != dim or self.embeddings.shape != (n, dim) or self._faiss.ntotal != n:
             raise IndexMismatchError(
@@ -699,7 +793,8 @@ class DenseRetriever(_Corpus):
         """
         path = Path(path)
         manifest = _read_vector_manifest(path, cls.type_name, model_name_or_path)
-        r = cls(**_load_parameters(manifest, model_name_or_path, device))
+        r = cls._from_manifest(path,
+                               _load_parameters(manifest, model_name_or_path, device))
         r._load_corpus(path, manifest)
         r._load_vectors(path, manifest)
         return r
@@ -713,7 +808,8 @@ def _read_vector_manifest(path: Path, type_name: str, model_name_or_path: str | 
     model when its name is (and, for a local folder, its fingerprint is, when recorded), or
     when it is a local folder with the recorded fingerprint (the same model moved).
     """
-    manifest = _Corpus._read_manifest(path, type_name)
+    manifest = _Corpus._read_manifest(path, type_name,
+                                      {"embedding_model": str, "dimension": int})
     given = model_name_or_path
     if given is None:
         given = _saved_model(manifest)
@@ -909,7 +1005,8 @@ class HybridRetriever(_Corpus):
         """
         path = Path(path)
         manifest = _read_vector_manifest(path, cls.type_name, model_name_or_path)
-        r = cls(**_load_parameters(manifest, model_name_or_path, device))
+        r = cls._from_manifest(path,
+                               _load_parameters(manifest, model_name_or_path, device))
         r._load_corpus(path, manifest)
         r._share_corpus()
         r.bm25._build()

@@ -205,3 +205,24 @@ def test_verify_out_is_checked_first_and_replaced_whole(tmp_path, capsys) -> Non
     with pytest.raises(UnicodeEncodeError):
         atomic_write(report, "caf\udce9")  # a name read from a file that is not UTF-8
     assert report.read_text() == "new" and [p.name for p in tmp_path.iterdir()] == ["r.json"]
+
+
+def test_verify_with_an_index_of_another_version_exits_2_naming_it(tmp_path, capsys) -> None:
+    import json
+
+    from rag.retrieval import BM25Retriever
+    from verifier.types import Passage
+
+    folder = tmp_path / "ix"
+    BM25Retriever().index([Passage("Paris is in France.", "d1")]).save(folder)
+    mf = folder / "manifest.json"
+    manifest = json.loads(mf.read_text())
+    mf.write_text(json.dumps({**manifest, "type": "retriever.hybrid.v1", "format_version": 2}))
+    assert main(["verify", "--index", str(folder), "--draft", "Paris is in France."]) == 2
+    err = capsys.readouterr().err
+    assert f"index at '{folder}' has format version 2; this library reads format version 1; " \
+           f"rebuild it with `verifier index DOCS --out {folder}`" in err
+    mf.write_text(json.dumps({k: v for k, v in manifest.items() if k != "init_parameters"}
+                             | {"type": "retriever.hybrid.v1"}))
+    assert main(["verify", "--index", str(folder), "--draft", "Paris is in France."]) == 2
+    assert "manifest.json has no 'init_parameters'" in capsys.readouterr().err

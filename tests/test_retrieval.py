@@ -206,7 +206,9 @@ def test_retrieval_load_refuses_inconsistent_folders(tmp_path, tiny_embedding_mo
         DenseRetriever.load(tmp_path / "idx")
     mf = tmp_path / "idx" / "manifest.json"
     mf.write_text(json.dumps({**json.loads(mf.read_text()), "format_version": 99}))
-    with pytest.raises(IndexMismatchError, match="index format 99"):
+    with pytest.raises(IndexMismatchError, match="has format version 99; this library reads "
+                                                 "format version 1; rebuild it with "
+                                                 "`verifier index DOCS --out "):
         DenseRetriever.load(tmp_path / "idx")
 
 
@@ -284,3 +286,67 @@ def test_retrieval_bm25_matches_a_word_however_its_accents_are_encoded() -> None
     assert [e.source_id for e in r.retrieve(nfc, top_k=1)] == ["nfd"]
     ev = BM25Retriever().index([Passage(f"Un {nfc} noir.", "nfc")]).retrieve(nfd, top_k=1)[0]
     assert ev.source_id == "nfc" and ev.content == f"Un {nfc} noir."  # the text as written
+
+
+def _edit_manifest(folder, edit) -> None:
+    mf = folder / "manifest.json"
+    manifest = json.loads(mf.read_text())
+    edit(manifest)
+    mf.write_text(json.dumps(manifest))
+
+
+@pytest.mark.parametrize("edit, match", [
+    (lambda m: m.pop("format_version"), "has no format version; this library reads format "
+                                        "version 1; rebuild it"),
+    (lambda m: m.pop("init_parameters"), "manifest.json has no 'init_parameters' .*rebuild it"),
+    (lambda m: m["init_parameters"].update(stemmer="porter"),
+     r"has parameters \['stemmer'\] that this library's BM25Retriever does not know"),
+    (lambda m: m["init_parameters"].update(k1="high"), "bad saved parameter: k1 must be"),
+    (lambda m: m.update(init_parameters=[1.5]), "'init_parameters' = \\[1.5\\], of the wrong"),
+])
+def test_retrieval_load_names_the_folder_of_a_manifest_from_another_version(
+        tmp_path, edit, match) -> None:
+    folder = tmp_path / "idx"
+    BM25Retriever().index(DOCS).save(folder)
+    _edit_manifest(folder, edit)
+    with pytest.raises(IndexMismatchError, match=f"index at '{folder}'.*{match}"):
+        BM25Retriever.load(folder)
+
+
+def test_retrieval_load_takes_defaults_for_parameters_an_older_manifest_lacks(
+        tmp_path, caplog) -> None:
+    folder = tmp_path / "idx"
+    r = BM25Retriever(k1=1.2).index(DOCS)
+    r.save(folder)
+    _edit_manifest(folder, lambda m: m["init_parameters"].pop("b"))
+    again = BM25Retriever.load(folder)
+    assert again.k1 == 1.2 and again.b == BM25Retriever().b
+    assert "no saved value for ['b']" in caplog.text
+
+
+@pytest.mark.parametrize("key", ["embedding_model", "dimension"])
+def test_retrieval_dense_load_names_a_missing_manifest_key(tmp_path, tiny_embedding_model,
+                                                           key) -> None:
+    folder = tmp_path / "idx"
+    _tiny(HybridRetriever, tiny_embedding_model).index(DOCS).save(folder)
+    _edit_manifest(folder, lambda m: m.pop(key))
+    with pytest.raises(IndexMismatchError, match=f"index at '{folder}': manifest.json has no "
+                                                 f"'{key}'.*rebuild it"):
+        HybridRetriever.load(folder)
+
+
+@pytest.mark.parametrize("name, content, match", [
+    ("manifest.json", "{", "manifest.json is not JSON"),
+    ("manifest.json", "[]", "manifest.json holds a list, not an object"),
+    ("passages.json", "[{}]", "is not readable: .*rebuild it"),
+    ("documents.json", "[1]", "is not readable: documents.json must map"),
+    ("faiss.index", "junk", "faiss.index is not readable"),
+    ("embeddings.npy", "junk", "embeddings.npy is not readable"),
+])
+def test_retrieval_load_names_the_folder_of_a_damaged_file(tmp_path, tiny_embedding_model,
+                                                           name, content, match) -> None:
+    folder = tmp_path / "idx"
+    _tiny(DenseRetriever, tiny_embedding_model).index(DOCS).save(folder)
+    (folder / name).write_text(content)
+    with pytest.raises(IndexMismatchError, match=f"index at '{folder}'.*{match}"):
+        DenseRetriever.load(folder)
