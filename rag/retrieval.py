@@ -21,6 +21,8 @@ import logging
 import math
 import os
 import re
+import shutil
+import tempfile
 import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -239,29 +241,38 @@ class _Corpus:
     def _save_corpus(self, path: Path, extra: dict[str, Any],
                      more_files: Callable[[Path], None] | None = None,
                      init_parameters: dict[str, Any] | None = None) -> None:
-        """Write the corpus files, then ``more_files(path)``, then the manifest.
+        """Write the corpus files, ``more_files(folder)`` and the manifest into ``path``.
 
-        The manifest goes last (and an old one first): a save that fails half-way leaves a
-        folder that reads as "no index", not a mix of two indexes.
+        Everything is written into a staging folder inside ``path`` first, so a save that
+        fails on the way (disk full, no permission, a value that is not JSON) leaves the index
+        that was there whole and loadable, and removes the staging folder. Only then are the
+        files moved in (renames within one file system): the old manifest is removed first and
+        the new one moved last, so even a save killed during the moves leaves a folder that
+        reads as "no index", never a mix of two indexes.
         """
         self._require_index()
-        path.mkdir(parents=True, exist_ok=True)
         manifest = {"format_version": FORMAT_VERSION, **self.to_dict(),
                     "n_documents": len(self.documents), "n_passages": len(self.passages),
                     **extra}
         if init_parameters is not None:
             manifest["init_parameters"] = init_parameters
-        (path / "manifest.json").unlink(missing_ok=True)
-        (path / "documents.json").write_text(json.dumps(self.documents, ensure_ascii=False),
-                                             encoding="utf-8")
-        (path / "passages.json").write_text(
-            json.dumps([p.to_dict() for p in self.passages], ensure_ascii=False),
-            encoding="utf-8")
-        if more_files is not None:
-            more_files(path)
-        tmp = path / "manifest.json.tmp"
-        tmp.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
-        os.replace(tmp, path / "manifest.json")
+        manifest_text = json.dumps(manifest, indent=2)  # before anything is written
+        path.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(prefix=".saving-", dir=path))
+        try:
+            (stage / "documents.json").write_text(
+                json.dumps(self.documents, ensure_ascii=False), encoding="utf-8")
+            (stage / "passages.json").write_text(
+                json.dumps([p.to_dict() for p in self.passages], ensure_ascii=False),
+                encoding="utf-8")
+            if more_files is not None:
+                more_files(stage)
+            (stage / "manifest.json").write_text(manifest_text, encoding="utf-8")
+            (path / "manifest.json").unlink(missing_ok=True)
+            for f in sorted(stage.iterdir(), key=lambda f: f.name == "manifest.json"):
+                os.replace(f, path / f.name)
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
 
     @staticmethod
     def _read_manifest(path: Path, expected_type: str,

@@ -257,6 +257,49 @@ def test_retrieval_failed_reindex_keeps_the_old_index(kind, tiny_embedding_model
         assert dense._faiss.ntotal == len(dense.passages) == len(dense.embeddings)
 
 
+@pytest.mark.parametrize("kind", ["bm25", "dense", "hybrid"])
+def test_retrieval_failed_save_keeps_the_old_index_on_disk(kind, tiny_embedding_model,
+                                                           tmp_path, monkeypatch) -> None:
+    make = {"bm25": BM25Retriever,
+            "dense": lambda: _tiny(DenseRetriever, str(tiny_embedding_model)),
+            "hybrid": lambda: _tiny(HybridRetriever, str(tiny_embedding_model))}[kind]
+    cls = type(make())
+    folder = tmp_path / "idx"
+    old = make().index(DOCS)
+    old.save(folder)
+    files = {f.name: f.read_bytes() for f in folder.iterdir()}
+    before = old.retrieve_batch(["capital of France", "London England"], top_k=3)
+
+    # the disk fills up while the new index is written: the BM25 index's last corpus file,
+    # the dense ones' FAISS index (written after the corpus files)
+    if kind == "bm25":
+        write_text = Path.write_text
+
+        def full(self, *args, **kwargs):
+            if self.name == "passages.json":
+                raise OSError(28, "No space left on device")
+            return write_text(self, *args, **kwargs)
+
+        monkeypatch.setattr(Path, "write_text", full)
+    else:
+        import faiss
+
+        def full(*args, **kwargs):
+            raise RuntimeError("No space left on device")
+
+        monkeypatch.setattr(faiss, "write_index", full)
+    with pytest.raises((OSError, RuntimeError), match="No space left"):
+        make().index(NEW_DOCS).save(folder)
+    monkeypatch.undo()
+    assert {f.name: f.read_bytes() for f in folder.iterdir()} == files  # no staging left
+    again = cls.load(folder)
+    assert list(again.documents) == ["a1", "a2", "a3"]
+    assert again.retrieve_batch(["capital of France", "London England"], top_k=3) == before
+    make().index(NEW_DOCS).save(folder)  # a save that succeeds replaces it
+    assert list(cls.load(folder).documents) == ["b1", "b2"]
+    assert sorted(files) == sorted(f.name for f in folder.iterdir())
+
+
 # --------------------------------------------------------------------- LLM decomposer
 def test_decompose_llm_claims_of_one_sentence_do_not_overlap() -> None:
     draft = "Paris is the capital of France and has 2 million people."
