@@ -951,12 +951,12 @@ def test_batch_3class_refuses_two_class_synonyms_as_ambiguous(tmp_path) -> None:
                                              r"scheme '3class'"):
             gold_for_scheme(raw, "3class")
     assert gold_for_scheme("e", "3class") == "SUPPORTS"
-    assert gold_for_scheme(1, "supported-not") == "SUPPORTS"  # 2-class schemes keep them
-    assert gold_for_scheme("0", "supported-not") == "NOT_SUPPORTED"
-    # and in supports-refutes 0 / no are the other class, as false is (they were error rows,
-    # and the metrics were read from the supported half alone)
-    assert [gold_for_scheme(x, "supports-refutes") for x in (1, 0, "yes", "No", False)] == [
-        "SUPPORTS", "REFUTES", "SUPPORTS", "REFUTES", "REFUTES"]
+    assert gold_for_scheme("true", "supported-not") == "SUPPORTS"  # 2-class schemes keep them
+    assert gold_for_scheme("no", "supported-not") == "NOT_SUPPORTED"
+    # and in supports-refutes no / false are the other class (they were error rows, and the
+    # metrics were read from the supported half alone)
+    assert [gold_for_scheme(x, "supports-refutes") for x in ("yes", "No", False)] == [
+        "SUPPORTS", "REFUTES", "REFUTES"]
     with pytest.raises(ValueError, match="neither SUPPORTS nor REFUTES"):
         gold_for_scheme("not_supported", "supports-refutes")
     src = tmp_path / "nli.jsonl"  # integer-labelled NLI data: 0 entailment, 1 neutral
@@ -966,7 +966,52 @@ def test_batch_3class_refuses_two_class_synonyms_as_ambiguous(tmp_path) -> None:
         run_eval(EvalConfig([src], tmp_path / "o", plots=False), scorer=_fake_scorer)
     assert [e["reason"][:40] for e in _lines(tmp_path / "o/errors.jsonl")] == [
         "label 0 is ambiguous in scheme '3class' ", "label 1 is ambiguous in scheme '3class' ",
-        "unknown label 2"]
+        "label 2 is ambiguous in scheme '3class' "]
+
+
+def test_batch_class_numbers_are_read_only_through_a_label_map(tmp_path) -> None:
+    """MNLI-numbered labels (0 entailment, 1 neutral, 2 contradiction) under a 2-class scheme
+    were read as binary: 1 (neutral) became SUPPORTS, 0 (entailment) NOT_SUPPORTED / REFUTES,
+    and the metrics were computed on those wrong gold labels."""
+    from verifier.batch import gold_for_scheme
+
+    src = tmp_path / "nli.jsonl"
+    src.write_text("".join(json.dumps({**GOOD[0], "id": str(i), "label": lab}) + "\n"
+                           for i, lab in enumerate([0, 1, 2, "0", "1", "2"])))
+    for scheme in ("supported-not", "supports-refutes", "3class"):
+        out = tmp_path / scheme
+        with pytest.raises(ValueError, match="no input row could be used"):
+            run_eval(EvalConfig([src], out, scheme=scheme, plots=False), scorer=_fake_scorer)
+        reasons = [e["reason"] for e in _lines(out / "errors.jsonl")]
+        assert len(reasons) == 6 and not (out / "predictions.jsonl").read_text()
+        assert reasons[1].startswith(f"label 1 is ambiguous in scheme {scheme!r} (field "
+                                     f"'label'): a class number")
+        assert all("--label-map" in r for r in reasons)
+    nli = {"0": "entailment", "1": "neutral", "2": "contradiction"}
+    m = run_eval(EvalConfig([src], tmp_path / "m", scheme="supported-not", plots=False,
+                            label_map=nli), scorer=_fake_scorer)
+    assert [p["gold"] for p in _lines(tmp_path / "m/predictions.jsonl")] == [
+        "SUPPORTS", "NOT_SUPPORTED", "NOT_SUPPORTED"] * 2
+    assert (m["n"], m["n_errors"]) == (6, 0)
+    m = run_eval(EvalConfig([src], tmp_path / "r", scheme="supports-refutes", plots=False,
+                            label_map=nli), scorer=_fake_scorer)
+    assert [p["gold"] for p in _lines(tmp_path / "r/predictions.jsonl")] == [
+        "SUPPORTS", "REFUTES"] * 2
+    assert [e["reason"] for e in _lines(tmp_path / "r/errors.jsonl")] == [  # neutral
+        "label 1 is neither SUPPORTS nor REFUTES", "label '1' is neither SUPPORTS nor REFUTES"]
+    assert gold_for_scheme(1.0, "3class", label_map={"1.0": "c"}) == "REFUTES"
+    with pytest.raises(ValueError, match=r"label 1\.0 is ambiguous in scheme '3class'"):
+        gold_for_scheme(1.0, "3class", label_map={"1": "c"})
+    for bad, match in (({"0": "maybe"}, "maps '0' to 'maybe', which is no label: unknown "
+                                        "label 'maybe'"),
+                       ({"0": "1"}, "maps '0' to '1', which is no label: label '1' is "
+                                    "ambiguous"),
+                       ({" ": "e"}, "must map non-empty strings to label names, got ' '"),
+                       ({"A": "e", "a": "c"}, "gives the raw label 'a' twice"),
+                       ({}, "must map raw labels to labels, got {}")):
+        with pytest.raises(ValueError, match=re.escape(
+                f"label_map (--label-map, EvalConfig.label_map) {match}")):
+            EvalConfig([src], tmp_path / "x", label_map=bad)
 
 
 def test_batch_unscored_pairs_rows_that_are_not_probabilities_are_error_records(

@@ -310,3 +310,45 @@ def test_cli_eval_exits_2_when_another_run_holds_the_output_dir(tmp_path, capsys
         assert main(["eval", str(src), "--output-dir", str(tmp_path / "o"), "--no-plots"]) == 2
     assert f"verifier eval: error: output_dir {str(tmp_path / 'o')!r} is in use by another " \
            f"run" in capsys.readouterr().err
+
+
+def _fixed_scorer(pairs):
+    import numpy as np
+
+    return np.tile([0.7, 0.2, 0.1], (len(pairs), 1))
+
+
+def test_cli_eval_label_map_names_class_numbers(tmp_path, monkeypatch, capsys) -> None:
+    """Integer NLI labels under a 2-class scheme were read as binary (1, neutral, as
+    SUPPORTS); they are error records unless --label-map (or the preset) says what they mean."""
+    import verifier.batch
+
+    monkeypatch.setattr(verifier.batch, "_LocalScorer", lambda cfg: _fixed_scorer)
+    src = tmp_path / "nli.jsonl"
+    src.write_text("".join(json.dumps({"id": str(i), "claim": "c", "evidence": "e",
+                                       "label": i % 3}) + "\n" for i in range(3)))
+    base = ["eval", str(src), "--scheme", "supported-not", "--no-plots", "--progress", "off"]
+    assert main([*base, "--output-dir", str(tmp_path / "a")]) == 2
+    assert "label 0 is ambiguous in scheme 'supported-not' (field 'label'): a class number" \
+        in capsys.readouterr().err
+    assert main([*base, "--output-dir", str(tmp_path / "b"), "--label-map",
+                 "0=entailment, 1=neutral ,2=contradiction"]) == 0
+    assert json.loads(capsys.readouterr().out)["n"] == 3
+    golds = [json.loads(x)["gold"] for x in (tmp_path / "b/predictions.jsonl").open()]
+    assert golds == ["SUPPORTS", "NOT_SUPPORTED", "NOT_SUPPORTED"]
+    for bad in ("0", "0=e,", "=e", ""):
+        assert main([*base, "--output-dir", str(tmp_path / "c"), "--label-map", bad]) == 2
+        assert f"argument --label-map: must be RAW=LABEL pairs separated by commas, e.g. " \
+               f"0=entailment,1=neutral,2=contradiction; got {bad!r}" in capsys.readouterr().err
+    assert main([*base, "--output-dir", str(tmp_path / "c"), "--label-map", "0=maybe"]) == 2
+    assert "label_map (--label-map, EvalConfig.label_map) maps '0' to 'maybe', which is no " \
+           "label" in capsys.readouterr().err
+    # a preset's own files read directly: its table says what its numbers mean
+    summ = tmp_path / "summedits_x.json"
+    summ.write_text(json.dumps([{"id": "a", "summary": "s", "doc": "d", "label": 1},
+                                {"id": "b", "summary": "s", "doc": "d", "label": 0}]))
+    assert main(["eval", str(summ), "--preset", "summedits", "--output-dir",
+                 str(tmp_path / "s"), "--no-plots", "--progress", "off"]) == 0
+    capsys.readouterr()
+    golds = [json.loads(x)["gold"] for x in (tmp_path / "s/predictions.jsonl").open()]
+    assert golds == ["SUPPORTS", "NOT_SUPPORTED"]

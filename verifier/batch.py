@@ -42,6 +42,7 @@ import numpy as np
 from verifier.checking import is_int, is_real
 from verifier.datasets import (
     _ESCAPED_BYTE,
+    CLASS_NUMBERINGS,
     NEI,
     NOT_SUPPORTED,
     REFUTES,
@@ -51,6 +52,7 @@ from verifier.datasets import (
     _printable,  # helpers for both modules' readers (datasets cannot import batch)
     _undecodable,
     data_root,
+    is_class_number,
     load_preset_rows,
     normalise_label,
 )
@@ -97,12 +99,19 @@ class Preset:
     ``holds_train`` is true when the default files also hold rows of the preset's ``train``
     split (see :mod:`verifier.datasets`): ``verifier eval --preset`` then evaluates the
     ``eval`` split only (written out by :func:`write_preset_split`) unless ``--split all``.
+    ``label_map``: what the data set's class numbers mean (:attr:`EvalConfig.label_map`),
+    for its files read directly (``verifier eval --preset NAME FILE``).
     """
 
     fields: FieldMap
     scheme: Scheme
     files: tuple[str, ...]
     holds_train: bool = False
+    label_map: dict[str, str] | None = None
+
+
+#: SummEdits' and FRANK's labels: 1 consistent, 0 not.
+_BINARY_LABEL_MAP: dict[str, str] = {"1": SUPPORTS, "0": NOT_SUPPORTED}
 
 
 PRESETS: dict[str, Preset] = {
@@ -119,9 +128,11 @@ PRESETS: dict[str, Preset] = {
     "summedits": Preset(FieldMap("summary", "doc", "label", "id"), "supported-not",
                         tuple(f"summedits/summedits_{d}.json" for d in (
                             "ectsum", "news", "podcast", "qmsumm", "sales_call", "sales_email",
-                            "samsum", "scitldr")), holds_train=True),
+                            "samsum", "scitldr")), holds_train=True,
+                        label_map=_BINARY_LABEL_MAP),
     "frank": Preset(FieldMap("summary", "document", "label", "id"), "supported-not",
-                    ("frank/frank_doc_summary_label.jsonl",), holds_train=True),
+                    ("frank/frank_doc_summary_label.jsonl",), holds_train=True,
+                    label_map=_BINARY_LABEL_MAP),
     "anli": Preset(FieldMap("hypothesis", "context", "label", "uid"), "3class",
                    ("anli/R1_dev.jsonl", "anli/R2_dev.jsonl", "anli/R3_dev.jsonl")),
     "covidfact": Preset(FieldMap("claim", "evidence", "label", None), "supports-refutes",
@@ -138,25 +149,43 @@ CLASSES: dict[str, tuple[str, ...]] = {
 }
 
 
-def gold_for_scheme(raw_label: Any, scheme: Scheme) -> str:
+def gold_for_scheme(raw_label: Any, scheme: Scheme, *,
+                    label_map: dict[str, str] | None = None, field: str | None = None) -> str:
     """Map a raw label to the scheme's classes; raise ``ValueError`` naming it if impossible.
 
-    In ``3class``, the two-class synonyms (0/1, true/false, yes/no) are ambiguous, hence
-    refused (:func:`verifier.datasets.normalise_label`): integer-labelled NLI data has 1 for
-    neutral. In ``supports-refutes`` they name the two classes: 0, false and no are REFUTES.
+    A class number (``0``, ``1``, ``"2"``: :func:`verifier.datasets.is_class_number`) is
+    read only through ``label_map`` (raw label, lower-case -> canonical label: see
+    :attr:`EvalConfig.label_map`), in every scheme: data sets number their classes
+    differently (1 is neutral in MNLI, SUPPORTS in SummEdits, not entailed in GLUE RTE).
+    In ``3class``, the two-class synonyms (true/false, yes/no) are ambiguous, hence refused
+    (:func:`verifier.datasets.normalise_label`). In ``supports-refutes`` they name the two
+    classes: false and no are REFUTES. ``field`` (the label field) is named in the messages.
 
     Example:
-        >>> [gold_for_scheme(x, "supports-refutes") for x in (1, 0, "yes", "no", "false")]
-        ['SUPPORTS', 'REFUTES', 'SUPPORTS', 'REFUTES', 'REFUTES']
+        >>> [gold_for_scheme(x, "supports-refutes") for x in ("yes", "no", "false")]
+        ['SUPPORTS', 'REFUTES', 'REFUTES']
+        >>> gold_for_scheme(2, "supports-refutes", label_map={"2": REFUTES})
+        'REFUTES'
     """
-    lab = normalise_label(raw_label, three_class=scheme == "3class")
+    key = str(raw_label).strip().lower()
+    if label_map and key in label_map:
+        lab = normalise_label(label_map[key])
+    elif is_class_number(raw_label):
+        where = f" (field {field!r})" if field else ""
+        raise ValueError(f"label {raw_label!r} is ambiguous in scheme {scheme!r}{where}: a "
+                         f"class number, and data sets number their classes differently "
+                         f"({CLASS_NUMBERINGS}); say what the numbers mean with --label-map "
+                         f"(EvalConfig.label_map), e.g. --label-map "
+                         f"0=entailment,1=neutral,2=contradiction")
+    else:
+        lab = normalise_label(raw_label, three_class=scheme == "3class")
     if scheme == "3class":
         if lab == NOT_SUPPORTED:
             raise ValueError(f"label {raw_label!r} is 2-class; use --scheme supported-not")
         return lab
     if scheme == "supports-refutes":
-        if lab == NOT_SUPPORTED and str(raw_label).strip().lower() in TWO_CLASS_SYNONYMS:
-            lab = REFUTES  # "0" and "no" are the other class, as "false" is
+        if lab == NOT_SUPPORTED and key in TWO_CLASS_SYNONYMS and key not in (label_map or {}):
+            lab = REFUTES  # "no" is the other class, as "false" is
         if lab not in (SUPPORTS, REFUTES):
             raise ValueError(f"label {raw_label!r} is neither SUPPORTS nor REFUTES")
         return lab
@@ -826,6 +855,11 @@ class EvalConfig:
             --preset`` for a preset with train rows): each row keeps the data file and line
             the preset's loader read it from, and a data row the loader could not read or
             map is an error record naming them.
+        label_map: What raw labels mean: raw label (compared as a string, trimmed, any case)
+            -> a label :func:`verifier.datasets.normalise_label` knows (``"entailment"``,
+            ``"SUPPORTS"``...), e.g. ``{"0": "entailment", "1": "neutral", "2":
+            "contradiction"}`` for MNLI-numbered data. Class numbers (``0``, ``1``, ``"2"``)
+            are read only through it (:func:`gold_for_scheme`); ``None``: no map.
     """
 
     inputs: list[Path]
@@ -849,6 +883,7 @@ class EvalConfig:
     preset: str | None = None
     require_id: bool = False
     from_loader: bool = False
+    label_map: dict[str, str] | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.inputs, (str, os.PathLike)):  # one file: not its characters
@@ -907,6 +942,8 @@ class EvalConfig:
                             f"{self.hypothesis_sentences!r}")
         if self.preset is not None and self.preset not in PRESETS:
             raise ValueError(f"unknown preset {self.preset!r}; known: {sorted(PRESETS)}")
+        if self.label_map is not None:
+            self.label_map = check_label_map(self.label_map)
 
     def settings(self, **extra: Any) -> dict[str, Any]:
         """Everything that decides the outputs, plus each input's size and mtime (JSON types).
@@ -916,6 +953,8 @@ class EvalConfig:
         d = {**asdict(self), **extra}
         for key in ("output_dir", "plots"):  # they do not decide the outputs
             d.pop(key)
+        if d["label_map"] is None:  # the settings (and a run's fingerprint) of before it
+            d.pop("label_map")
         d["inputs"] = [[str(p.resolve()), p.stat().st_size, p.stat().st_mtime_ns]
                        for p in self.inputs]
         out: dict[str, Any] = json.loads(json.dumps(d, sort_keys=True, default=str))
@@ -925,6 +964,34 @@ class EvalConfig:
         """Hash of :meth:`settings`: a run resumes only into a folder of the same one."""
         return hashlib.sha256(json.dumps(self.settings(**extra), sort_keys=True)
                               .encode()).hexdigest()
+
+
+def check_label_map(label_map: Any) -> dict[str, str]:
+    """:attr:`EvalConfig.label_map` checked: lower-case raw labels -> canonical labels.
+
+    Raises:
+        ValueError: It is not a mapping of strings to labels :func:`normalise_label` knows
+            (a class number is none), or is empty, or gives one raw label twice (in two
+            cases); the message names it (``--label-map``, ``EvalConfig.label_map``) and
+            the value.
+    """
+    what = "label_map (--label-map, EvalConfig.label_map)"
+    if not isinstance(label_map, dict) or not label_map:
+        raise ValueError(f"{what} must map raw labels to labels, got {_short(label_map)}")
+    out: dict[str, str] = {}
+    for raw, label in label_map.items():
+        key = raw.strip().lower() if isinstance(raw, str) else None
+        if not key or not isinstance(label, str):
+            raise ValueError(f"{what} must map non-empty strings to label names, got "
+                             f"{_short(raw)}: {_short(label)}")
+        if key in out:
+            raise ValueError(f"{what} gives the raw label {key!r} twice")
+        try:
+            out[key] = normalise_label(label)
+        except ValueError as exc:
+            raise ValueError(f"{what} maps {raw!r} to {label!r}, which is no label: {exc}"
+                             ) from None
+    return out
 
 
 def _fsync_write(fh: io.BufferedWriter, lines: list[str]) -> None:
@@ -1471,7 +1538,8 @@ def _run_chunks(cfg: EvalConfig, scorer: Any, state: dict[str, Any], state_path:
                 try:
                     rid = ids.of(r)
                     claim, evidence, raw_label = extract(r.record, cfg.fields)
-                    gold = gold_for_scheme(raw_label, cfg.scheme)
+                    gold = gold_for_scheme(raw_label, cfg.scheme, label_map=cfg.label_map,
+                                           field=cfg.fields.label)
                 except ValueError as exc:
                     errs.append((pos, _error_record(r, str(exc))))
                     continue

@@ -56,6 +56,11 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
                    "is an error record")
     p.add_argument("--scheme", choices=SCHEMES,
                    help="3class (SUPPORTS/REFUTES/NEI), supports-refutes or supported-not")
+    p.add_argument("--label-map", type=_label_map_arg, metavar="RAW=LABEL,...",
+                   help="what raw labels mean, e.g. 0=entailment,1=neutral,2=contradiction "
+                   "(MNLI, SNLI, ANLI numbering): class numbers (0, 1, 2) are error records "
+                   "without it, since data sets number their classes differently; default: "
+                   "the preset's (SummEdits, FRANK: 1=SUPPORTS,0=NOT_SUPPORTED)")
     p.add_argument("--mode", choices=("nli", "ensemble"), default="nli")
     p.add_argument("--threshold", type=_threshold_arg, default="auto",
                    help="2-class schemes: SUPPORTS iff p(SUPPORTS) >= this cut; 'auto' "
@@ -96,6 +101,16 @@ def _threshold_arg(text: str) -> float | str:
     return value
 
 
+def _label_map_arg(text: str) -> dict[str, str]:
+    """``RAW=LABEL,RAW=LABEL`` as a dict (the labels are checked by EvalConfig)."""
+    pairs = [item.partition("=") for item in text.split(",")]
+    if not text.strip() or any(not sep or not raw.strip() or not label.strip()
+                               for raw, sep, label in pairs):
+        raise argparse.ArgumentTypeError(f"must be RAW=LABEL pairs separated by commas, e.g. "
+                                         f"0=entailment,1=neutral,2=contradiction; got {text!r}")
+    return {raw.strip(): label.strip() for raw, _, label in pairs}
+
+
 def _cmd_eval(args: argparse.Namespace) -> int:
     from verifier.batch import (
         CLASSES,
@@ -133,6 +148,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         id=args.id_field if args.id_field is not None else base.id,
     )
     scheme = args.scheme or (preset.scheme if preset else "3class")
+    label_map = args.label_map
+    if label_map is None and preset is not None and not from_loader:  # the loader maps them
+        label_map = preset.label_map
     bs: int | str = args.batch_size
     if bs != "auto":
         try:
@@ -153,9 +171,11 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                      preset=args.preset,
                      # named, even as the default 'id', or by a preset: the rows must have it
                      require_id=bool(args.id_field) or args.preset is not None,
-                     from_loader=from_loader)
+                     from_loader=from_loader, label_map=label_map)
+    mapped = ("; labels " + ", ".join(f"{k}={v}" for k, v in cfg.label_map.items())
+              if cfg.label_map else "")
     print(f"fields: claim={fields.claim} evidence={fields.evidence} label={fields.label} "
-          f"id={fields.id}; label scheme {scheme}: {', '.join(CLASSES[scheme])}",
+          f"id={fields.id}; label scheme {scheme}: {', '.join(CLASSES[scheme])}{mapped}",
           file=sys.stderr)
     show = _AUTO_ON_OFF[args.progress]
     m = run_eval(cfg, show_progress_bar=show)

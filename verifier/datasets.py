@@ -61,7 +61,7 @@ SUPPORTS, REFUTES, NEI, NOT_SUPPORTED = "SUPPORTS", "REFUTES", "NOT ENOUGH INFO"
 
 LABEL_SYNONYMS: dict[str, str] = {
     **dict.fromkeys(
-        ["supports", "supported", "support", "entailment", "entailed", "e", "true", "1",
+        ["supports", "supported", "support", "entailment", "entailed", "e", "true",
          "consistent", "yes"],
         SUPPORTS,
     ),
@@ -80,21 +80,42 @@ LABEL_SYNONYMS: dict[str, str] = {
     ),
     **dict.fromkeys(
         ["not_supported", "not supported", "not_entailment", "not entailment", "unsupported",
-         "partially_supported", "partially supported", "inconsistent", "0", "no"],
+         "partially_supported", "partially supported", "inconsistent", "no"],
         NOT_SUPPORTED,
     ),
 }
 
 
-#: Synonyms that name one of two classes: ``0``/``1``, ``true``/``false``, ``yes``/``no``.
-#: A 3-class data set's label cannot be one of them: integer-labelled NLI data number its
-#: classes 0, 1, 2 in an order of their own (0 entailment, 1 neutral, 2 contradiction in
-#: MNLI and ANLI), so ``1`` would silently be read as SUPPORTS.
+#: Synonyms that name one of two classes: ``true``/``false``, ``yes``/``no`` (and the class
+#: numbers ``0``/``1``, refused in every scheme: :func:`is_class_number`). A 3-class data
+#: set's label cannot be one of them.
 TWO_CLASS_SYNONYMS: frozenset[str] = frozenset({"0", "1", "true", "false", "yes", "no"})
+
+#: A label that is a number (``0``, ``"2"``, ``1.0``).
+_CLASS_NUMBER = re.compile(r"[+-]?\d+(?:\.0*)?")
+
+#: How data sets number their classes: no one way, so a class number alone names no class.
+CLASS_NUMBERINGS = ("MNLI, SNLI, ANLI: 0 entailment, 1 neutral, 2 contradiction; GLUE RTE: "
+                    "0 entailment, 1 not_entailment; SummEdits, FRANK: 1 consistent, 0 not")
+
+
+def is_class_number(raw: Any) -> bool:
+    """Whether a raw label is a class number (an integer, or a string or float spelling one).
+
+    Data sets number their classes each in an order of their own (:data:`CLASS_NUMBERINGS`):
+    ``1`` is SUPPORTS in SummEdits, neutral in MNLI and not entailed in GLUE RTE, so a
+    number is read only through a table that says what it means (``verifier eval
+    --label-map``, the presets' own tables). ``True`` and ``False`` are not numbers here.
+
+    Example:
+        >>> [is_class_number(x) for x in (0, "2", 1.0, " 1 ", True, "e", 1.5)]
+        [True, True, True, True, False, False, False]
+    """
+    return not isinstance(raw, bool) and _CLASS_NUMBER.fullmatch(str(raw).strip()) is not None
 
 
 def normalise_label(raw: Any, *, three_class: bool = False) -> str:
-    """Map a raw label (any case, synonyms, 0/1) to a canonical label.
+    """Map a raw label (any case, synonyms) to a canonical label.
 
     Args:
         raw: The label as read.
@@ -102,10 +123,15 @@ def normalise_label(raw: Any, *, three_class: bool = False) -> str:
             INFO): the two-class synonyms of :data:`TWO_CLASS_SYNONYMS` are refused.
 
     Raises:
-        ValueError: The label is unknown, or ambiguous in a 3-class data set; the message
-            names it.
+        ValueError: The label is unknown, a class number (:func:`is_class_number`: which
+            class it is depends on the data set), or ambiguous in a 3-class data set; the
+            message names it.
     """
     key = str(raw).strip().lower()
+    if is_class_number(raw):
+        raise ValueError(f"label {raw!r} is ambiguous: a class number, and data sets number "
+                         f"their classes differently ({CLASS_NUMBERINGS}); spell the labels "
+                         f"out, e.g. SUPPORTS / REFUTES / NOT ENOUGH INFO")
     if three_class and key in TWO_CLASS_SYNONYMS:
         raise ValueError(f"label {raw!r} is ambiguous in scheme '3class' (0/1, true/false and "
                          f"yes/no name one of two classes; in integer-labelled NLI data 1 is "
