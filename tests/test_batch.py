@@ -466,7 +466,7 @@ def test_batch_bad_json_file_is_an_error_row_and_the_run_goes_on(tmp_path) -> No
     good.write_text(json.dumps(GOOD[0]) + "\n")
     bad = tmp_path / "bad.json"
     bad.write_text('[{"claim": "a", "evidence": "b", "label": "SUPPORTS"},\n {"claim": x}]')
-    (tmp_path / "obj.json").write_text(json.dumps(GOOD[0]))
+    (tmp_path / "obj.json").write_text(json.dumps(GOOD[0], indent=2))  # not JSON Lines
     metrics = run_eval(EvalConfig([good, bad, tmp_path / "obj.json"], tmp_path / "o",
                                   plots=False), scorer=_fake_scorer)
     assert metrics["n"] == 1 and metrics["n_errors"] == 2
@@ -743,7 +743,35 @@ def test_batch_json_lines_python_cannot_parse_are_error_rows(tmp_path) -> None:
     whole.write_text("[" * 100_000)
     assert [(r.line, r.error) for r in read_rows(whole)] == [
         (1, "bad JSON: nested too deeply to parse; the whole .json file was skipped (it is "
-            "parsed as one array)")]
+            "parsed as one array, or as JSON Lines when its first line is a JSON object)")]
+
+
+def test_batch_json_lines_saved_as_json_are_read_line_by_line(tmp_path) -> None:
+    """A JSON Lines file named *.json was one error record for the whole file ('bad JSON:
+    Extra data ...; the whole .json file was skipped'): every row lost to the metrics."""
+    src = tmp_path / "data.json"
+    src.write_bytes(b"\xef\xbb\xbf\n" + json.dumps(GOOD[0]).encode() + b"\r\n{bad\n\n"
+                    + json.dumps(GOOD[1]).encode() + b"\n[1]\n"
+                    + json.dumps(GOOD[2]).encode())
+    rows = list(read_rows(src))
+    assert [(r.line, r.error and r.error[:12]) for r in rows] == [
+        (1, "empty line"), (2, None), (3, "bad JSON: Ex"), (4, "empty line"), (5, None),
+        (6, "a JSON line "), (7, None)]
+    assert [r.record["id"] for r in rows if r.record] == ["a", "b", "c"]
+    m = run_eval(EvalConfig([src], tmp_path / "o", plots=False), scorer=_fake_scorer)
+    assert (m["n"], m["n_errors"]) == (3, 4)
+    one = tmp_path / "one.json"  # JSON Lines of one line: one row, as with two
+    one.write_text(json.dumps(GOOD[0]) + "\n")
+    assert [r.record for r in read_rows(one)] == [GOOD[0]]
+    # an array, and a file that is neither an array nor JSON Lines, as before
+    arr = tmp_path / "arr.json"
+    arr.write_text(json.dumps(GOOD, indent=1))
+    assert [r.record for r in read_rows(arr)] == GOOD
+    broken = tmp_path / "broken.json"
+    broken.write_text("[\n" + json.dumps(GOOD[0]) + "\n" + json.dumps(GOOD[1]) + "\n]\n")
+    rows = list(read_rows(broken))
+    assert len(rows) == 1 and rows[0].line == 3 and rows[0].error.startswith(
+        "bad JSON: Expecting ',' delimiter: line 3 column 1")
 
 
 def test_batch_one_file_given_twice_is_refused(tmp_path) -> None:

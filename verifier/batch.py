@@ -354,25 +354,51 @@ def _check_unicode(value: str, what: str) -> None:
                          f"character {m.start()}")
 
 
-def _read_json_array(path: Path) -> Iterator[RawRow]:
-    """Rows of a ``.json`` file (one array, parsed whole).
+#: Where a JSONL line ends (as ``open(newline="")`` iterates lines).
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
-    A file that cannot be parsed, or holds no array, gives one error row naming the line
-    where parsing stopped (its rows cannot be told apart), and is logged as an error. A byte
-    that is not UTF-8 inside a string, or a key given twice, is an error row of its own
-    array item.
+
+def _first_line_is_object(text: str) -> bool:
+    """Whether the first non-blank line of ``text`` is a JSON object by itself."""
+    for line in _LINE_END.split(text):
+        if line.strip():
+            try:
+                return isinstance(json.loads(line), dict)
+            except (ValueError, RecursionError):
+                return False
+    return False
+
+
+def _read_json_array(path: Path) -> Iterator[RawRow]:
+    """Rows of a ``.json`` file (one array, parsed whole), or of JSON Lines saved as ``.json``.
+
+    A file that is not one JSON array but whose first non-blank line is a JSON object by
+    itself is JSON Lines (:func:`_read_jsonl`: each line a row, a bad line an error row of
+    its own). Any other file that cannot be parsed, or holds no array, gives one error row
+    naming the line where parsing stopped (its rows cannot be told apart), and is logged as
+    an error. A byte that is not UTF-8 inside a string, or a key given twice, is an error
+    row of its own array item.
     """
     src = str(path)
-    skipped = "; the whole .json file was skipped (it is parsed as one array)"
+    skipped = ("; the whole .json file was skipped (it is parsed as one array, or as JSON "
+               "Lines when its first line is a JSON object)")
     text = path.read_bytes().decode("utf-8-sig", "surrogateescape")
     try:
         doc = json.loads(text, object_pairs_hook=_Record)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, digit limit, depth
+        if _first_line_is_object(text):
+            logger.info("input %s: not one JSON array; read as JSON Lines", src)
+            yield from _read_jsonl(path)
+            return
         lines = text.split("\n")  # as JSONDecodeError counts lines
         lineno = getattr(exc, "lineno", 1)
         raw = _printable(lines[lineno - 1].rstrip("\r")) if 0 < lineno <= len(lines) else ""
         logger.error("input %s: bad JSON: %s%s", src, _json_error(exc), skipped)
         yield RawRow(lineno, raw, None, f"bad JSON: {_json_error(exc)}{skipped}", src)
+        return
+    if not isinstance(doc, list) and _first_line_is_object(text):  # JSON Lines of one line
+        logger.info("input %s: not one JSON array; read as JSON Lines", src)
+        yield from _read_jsonl(path)
         return
     if not isinstance(doc, list):
         logger.error("input %s: a .json input must hold an array of objects, got a JSON %s%s",
@@ -588,18 +614,24 @@ def read_rows(path: Path) -> Iterator[RawRow]:
     JSONL and CSV/TSV are streamed (memory flat in the number of rows) and decoded line by line:
     undecodable bytes, bad JSON or a bad CSV row give a row with ``error`` set (and its true
     line number), and the rows after it are read as usual. A JSONL line ends at ``\n``,
-    ``\r\n`` or a lone ``\r``. A ``.json`` file holds one array and is parsed whole;
-    one that cannot be parsed gives one error row. A leading UTF-8 BOM (Excel's default) is
-    dropped.
+    ``\r\n`` or a lone ``\r``. A ``.json`` file holds one array and is parsed whole, or
+    is JSON Lines (read as a ``.jsonl`` file) when it is not one array and its first
+    non-blank line is a JSON object; any other that cannot be parsed gives one error row. A
+    leading UTF-8 BOM (Excel's default) is dropped.
     """
     fmt = _detect_format(path)
-    src = str(path)
     if fmt == "json":
         yield from _read_json_array(path)
         return
     if fmt in ("csv", "tsv"):
         yield from _read_delimited(path, fmt)
         return
+    yield from _read_jsonl(path)
+
+
+def _read_jsonl(path: Path) -> Iterator[RawRow]:
+    """Rows of a JSON Lines file, streamed: each line a row, or an error row naming why."""
+    src = str(path)
     # lines end at \n, \r\n or \r (a file with old Mac line endings is not one long line);
     # an undecodable byte is kept (surrogateescape) and spoils its line only
     with path.open(encoding="utf-8-sig", errors="surrogateescape", newline="") as fh:
