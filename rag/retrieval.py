@@ -30,7 +30,7 @@ from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from rag.chunking import chunk_document
+from rag.chunking import TokenCounter, chunk_document
 from verifier.checking import is_int, is_real
 from verifier.embedded import (
     MODEL_LOAD_LOCK,
@@ -191,11 +191,18 @@ class _Corpus:
             if d.source_id in docs:
                 raise ValueError(f"documents[{i}] repeats source_id {d.source_id!r}")
             docs[d.source_id] = d.text
+        budget = self._token_budget()
+        max_tokens, count_tokens = budget if budget is not None else (None, None)
         passages: list[Passage] = []
         for d in documents:
             passages.extend(chunk_document(d.text, d.source_id, max_chars=self.chunk_max_chars,
-                                           overlap=self.chunk_overlap, metadata=d.metadata))
+                                           overlap=self.chunk_overlap, metadata=d.metadata,
+                                           max_tokens=max_tokens, count_tokens=count_tokens))
         return docs, passages
+
+    def _token_budget(self) -> tuple[int, TokenCounter] | None:
+        """Most tokens in a passage and how to count them (``None``: characters only)."""
+        return None
 
     def _set_corpus(self, docs: dict[str, str], passages: list[Passage]) -> None:
         self.documents, self.passages = docs, passages
@@ -565,7 +572,8 @@ class DenseRetriever(_Corpus):
             corpora).
         dtype: Encoding dtype (``None``: bf16 on CUDA and on CPUs with fast bf16, else
             float32). Embeddings are re-normalised in float32 either way.
-        chunk_max_chars: Passage size used to chunk long documents.
+        chunk_max_chars: Passage size used to chunk long documents (a passage also holds
+            at most the embedding model's ``max_seq_length`` tokens: none is truncated).
         chunk_overlap: Sentences shared by consecutive passages.
         show_progress_bar: ``None`` shows a bar on a terminal when indexing > 5,000 passages.
 
@@ -656,6 +664,33 @@ class DenseRetriever(_Corpus):
         get_dim = getattr(self._model, "get_embedding_dimension", None) or \
             self._model.get_sentence_embedding_dimension
         return int(get_dim())
+
+    def _token_budget(self) -> tuple[int, TokenCounter] | None:
+        """The model's input limit less its special tokens, and its tokenizer's count.
+
+        Passages are chunked to fit it: the model drops the tokens past its limit, so the
+        end of a longer passage could never be found by dense search.
+        """
+        self.warm_up()
+        tokenizer = getattr(self._model, "tokenizer", None)
+        limit = getattr(self._model, "max_seq_length", None)
+        if tokenizer is None or not is_int(limit) or limit <= 0:
+            logger.warning("embedding model %s has no tokenizer or max_seq_length: passages "
+                           "are chunked by characters only and may be truncated", self.model_id)
+            return None
+        special = int(tokenizer.num_special_tokens_to_add(pair=False))
+        if limit - special <= 0:
+            raise ValueError(f"embedding model {self.model_id!r} has max_seq_length {limit}, no "
+                             f"room for text after its {special} special tokens")
+
+        def count(texts: Sequence[str]) -> list[int]:
+            ids = tokenizer(list(texts), add_special_tokens=False, truncation=False,
+                            verbose=False)["input_ids"]
+            return [len(i) for i in ids]
+
+        logger.info("chunking for %s: at most %d tokens a passage", self.model_id,
+                    limit - special)
+        return limit - special, count
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-norm float32 embeddings, shape ``(len(texts), dim)``; ``(0, dim)`` for none."""
@@ -893,7 +928,8 @@ class HybridRetriever(_Corpus):
         index_type: FAISS index kind (``"flat"``, ``"hnsw"``, ``"ivf"``).
         dtype: Encoding dtype (see :class:`DenseRetriever`).
         candidates: How many candidates each retriever contributes per ``top_k`` (multiplier).
-        chunk_max_chars: Passage size used to chunk long documents.
+        chunk_max_chars: Passage size used to chunk long documents (a passage also holds
+            at most the embedding model's ``max_seq_length`` tokens: none is truncated).
         chunk_overlap: Sentences shared by consecutive passages.
         show_progress_bar: ``None`` shows a bar on a terminal for large corpora.
 
@@ -948,6 +984,9 @@ class HybridRetriever(_Corpus):
     def warm_up(self) -> None:
         """Load the embedding model."""
         self.dense.warm_up()
+
+    def _token_budget(self) -> tuple[int, TokenCounter] | None:
+        return self.dense._token_budget()
 
     def _share_corpus(self) -> None:
         for part in (self.bm25, self.dense):

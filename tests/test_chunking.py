@@ -74,3 +74,44 @@ def test_chunking_short_document_is_one_passage_with_metadata() -> None:
 def test_chunking_rejects_bad_arguments(text, kwargs, error, match) -> None:
     with pytest.raises(error, match=match):
         chunk_document(text, "doc", **kwargs)
+
+
+def _count_words_and_digits(texts) -> list[int]:
+    """A stand-in tokenizer: a word is a token, each digit is one more (as word pieces)."""
+    return [len(t.split()) + sum(c.isdigit() for c in t) for t in texts]
+
+
+@pytest.mark.parametrize("overlap", [0, 1, 2])
+@pytest.mark.parametrize("text", TEXTS + [
+    "Prices: " + " ".join(str(10_000 + 7 * i) for i in range(60)) + ". The tail is here.",
+], ids=["sentences", "mixed", "no-spaces", "numbers"])
+def test_chunking_keeps_every_passage_within_a_token_limit(text, overlap) -> None:
+    passages = chunk_document(text, "doc", max_chars=800, overlap=overlap, max_tokens=30,
+                              count_tokens=_count_words_and_digits)
+    _check(text, passages, 800)  # spans slice back, nothing dropped, each adds new text
+    assert max(_count_words_and_digits([p.text for p in passages])) <= 30
+    # within the limit, passages are as long as before: the same as by characters alone
+    short = chunk_document(text, "doc", max_chars=800, overlap=overlap, max_tokens=10_000,
+                           count_tokens=_count_words_and_digits)
+    assert short == chunk_document(text, "doc", max_chars=800, overlap=overlap)
+
+
+def test_chunking_cuts_a_sentence_over_the_token_limit_at_whitespace() -> None:
+    text = "Codes " + " ".join(f"{i:04d}" for i in range(20)) + " end."  # 5 tokens a code
+    passages = chunk_document(text, "doc", max_tokens=12, count_tokens=_count_words_and_digits)
+    assert [p.text for p in passages][:2] == ["Codes 0000 0001", "0002 0003"]
+    assert passages[-1].text == "0018 0019 end."  # 11 tokens
+    one_word = chunk_document("1" * 25, "doc", max_tokens=12,
+                              count_tokens=_count_words_and_digits)
+    assert [p.metadata["doc_span"] for p in one_word] == [(0, 11), (11, 22), (22, 25)]
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"max_tokens": 10}, "max_tokens and count_tokens go together"),
+    ({"count_tokens": _count_words_and_digits}, "max_tokens and count_tokens go together"),
+    ({"max_tokens": 0, "count_tokens": _count_words_and_digits},
+     "max_tokens must be a positive int, got 0"),
+])
+def test_chunking_rejects_a_bad_token_limit(kwargs, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        chunk_document("a b", "doc", **kwargs)

@@ -350,3 +350,37 @@ def test_retrieval_load_names_the_folder_of_a_damaged_file(tmp_path, tiny_embedd
     (folder / name).write_text(content)
     with pytest.raises(IndexMismatchError, match=f"index at '{folder}'.*{match}"):
         DenseRetriever.load(folder)
+
+
+@pytest.mark.parametrize("cls", [DenseRetriever, HybridRetriever])
+def test_retrieval_dense_passages_fit_the_embedding_models_token_limit(
+        cls, tiny_embedding_model) -> None:
+    # the tiny model reads 64 tokens; the document is one passage of ~760 characters and ~160
+    # tokens, of which it used to embed the first 62 and silently drop the rest (the sentence
+    # at the end could not be found by dense search)
+    numbers = " ".join(str(1000 + 37 * i) for i in range(150))
+    doc = Passage(f"The codes are {numbers}. The river is blue.", "codes")
+    r = _tiny(cls, tiny_embedding_model).index([doc, DOCS[0]])
+    dense = r if cls is DenseRetriever else r.dense
+    tokenizer, limit = dense._model.tokenizer, dense._model.max_seq_length
+    assert limit == 64
+    lengths = [len(tokenizer(p.text)["input_ids"]) for p in r.passages]
+    assert max(lengths) <= limit and len(r.passages) == 4  # 3 of the codes
+    for p in r.passages:  # spans still slice back into the document
+        s, e = p.metadata["doc_span"]
+        assert r.document(p.source_id)[s:e] == p.text
+    assert any(p.text.endswith("The river is blue.") for p in r.passages)
+    assert r.passages[-1].text == DOCS[0].text  # a short document stays whole
+
+
+@pytest.mark.slow
+def test_retrieval_dense_finds_the_end_of_a_long_passage_with_minilm() -> None:
+    numbers = " ".join(f"{i * 7919 % 100000:05d}" for i in range(120))  # ~720 characters
+    docs = [Passage(f"{numbers} The secret ingredient of the soup is saffron.", "long"),
+            Passage("Tomatoes are red fruits.", "tomato"),
+            Passage("Bread is baked in an oven.", "bread")]
+    r = DenseRetriever(device="cpu", dtype="float32").index(docs)
+    tokenizer = r._model.tokenizer
+    assert max(len(tokenizer(p.text)["input_ids"]) for p in r.passages) <= 256
+    best = r.retrieve("What is the secret ingredient of the soup?", top_k=1)[0]
+    assert best.source_id == "long" and best.content.endswith("is saffron.")

@@ -315,7 +315,8 @@ def add_subparsers(sub: argparse._SubParsersAction) -> None:
                    "(default: embedded all-MiniLM-L6-v2)")
     p.add_argument("--index-type", choices=("flat", "hnsw", "ivf"), default="flat")
     p.add_argument("--chunk-chars", type=_positive_int, default=800,
-                   help="most characters in a passage (default 800)")
+                   help="most characters in a passage (default 800); a passage also "
+                   "fits the embedding model's token limit")
     p.add_argument("--device")
     p.set_defaults(func=_cmd_index)
 
