@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -352,3 +353,29 @@ def test_cli_eval_label_map_names_class_numbers(tmp_path, monkeypatch, capsys) -
     capsys.readouterr()
     golds = [json.loads(x)["gold"] for x in (tmp_path / "s/predictions.jsonl").open()]
     assert golds == ["SUPPORTS", "NOT_SUPPORTED"]
+
+
+def test_cli_eval_refuses_an_output_dir_that_is_no_folder(tmp_path, monkeypatch,
+                                                          capsys) -> None:
+    """--output-dir "" wrote the outputs into the current folder (Path("") is "."), "  " into
+    a folder named by two spaces, and a file gave '[Errno 17] File exists: ...'."""
+    from verifier.batch import EvalConfig
+
+    monkeypatch.chdir(tmp_path)
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"claim": "a", "evidence": "b", "label": "SUPPORTS"}\n')
+    for bad, msg in (("", "must name a folder, got ''"), ("  ", "must name a folder, got '  '"),
+                     (str(src), f"must name a folder, got the file {str(src)!r}")):
+        assert main(["eval", str(src), "--output-dir", bad, "--no-plots"]) == 2
+        assert f"argument --output-dir: {msg}" in capsys.readouterr().err
+        assert main(["eval", "--preset", "fever", "--output-dir", bad]) == 2  # before inputs/
+        capsys.readouterr()
+        with pytest.raises(ValueError, match=re.escape(f"output_dir (--output-dir) {msg}")):
+            EvalConfig([src], bad)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl"]
+    # an empty name among the evidence fields: refused, not a 'missing field' every row
+    assert main(["eval", str(src), "--output-dir", str(tmp_path / "o"),
+                 "--evidence-field", "evidence,"]) == 2
+    assert "fields.evidence (--evidence-field, FieldMap.evidence) names an empty field: " \
+           "'evidence,'" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()

@@ -921,7 +921,13 @@ class EvalConfig:
         if isinstance(self.inputs, (str, os.PathLike)):  # one file: not its characters
             self.inputs = [self.inputs]  # type: ignore[list-item]
         self.inputs = [Path(p) for p in self.inputs]
+        if isinstance(self.output_dir, str) and not self.output_dir.strip():  # Path(""): "."
+            raise ValueError(f"output_dir (--output-dir) must name a folder, got "
+                             f"{self.output_dir!r}")
         self.output_dir = Path(self.output_dir)
+        if self.output_dir.exists() and not self.output_dir.is_dir():
+            raise ValueError(f"output_dir (--output-dir) must name a folder, got the file "
+                             f"{str(self.output_dir)!r}")
         if not self.inputs:
             raise ValueError("inputs must name at least one file, got none")
         seen: dict[Path, Path] = {}
@@ -944,6 +950,10 @@ class EvalConfig:
             first = seen.setdefault(p.resolve(), p)
             if first is not p:  # its rows would be scored and counted twice
                 raise ValueError(f"inputs name one file twice: {str(first)!r} and {str(p)!r}")
+        if any(not name.strip() for name in self.fields.evidence.split(",")):
+            raise ValueError(f"fields.evidence (--evidence-field, FieldMap.evidence) names an "
+                             f"empty field: {self.fields.evidence!r}; separate field names "
+                             f"by single commas")
         if self.scheme not in SCHEMES:
             raise ValueError(f"scheme must be one of {SCHEMES}, got {self.scheme!r}")
         if self.mode not in ("nli", "ensemble"):

@@ -39,7 +39,8 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
     p.add_argument("inputs", nargs="*", type=Path, help="input files (default: the preset's); "
                    "CSV/TSV: the first non-blank line is the header; a TSV field quoted as "
                    "Python's csv module and pandas write it is unquoted, other quotes are text")
-    p.add_argument("--output-dir", type=Path, required=True)
+    p.add_argument("--output-dir", type=_output_dir_arg, required=True,
+                   help="folder for the outputs (made if missing)")
     p.add_argument("--preset", choices=sorted(PRESETS), help="field mapping + label scheme "
                    "(+ default files under ../shared/data) of a known data set")
     p.add_argument("--split", choices=("eval", "all"),
@@ -99,6 +100,16 @@ def _threshold_arg(text: str) -> float | str:
     if not 0.0 < value < 1.0:
         raise argparse.ArgumentTypeError(f"must be strictly between 0 and 1, got {text!r}")
     return value
+
+
+def _output_dir_arg(text: str) -> Path:
+    """A folder to write into: not blank (``Path("")`` is the current folder), not a file."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(f"must name a folder, got {text!r}")
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"must name a folder, got the file {text!r}")
+    return path
 
 
 def _label_map_arg(text: str) -> dict[str, str]:
