@@ -342,3 +342,25 @@ def test_decompose_spacy_clause_spans_hold_their_quotes_and_brackets(spacy_decom
     got = spacy_decomposer.decompose(text)
     assert [text[a:b] for a, b in (c.span for c in got)] == sources
     assert [c.text for c in got] == claims
+
+
+def test_decompose_plus_bullets_are_list_items() -> None:
+    # "+ item" was no list marker: the items were one block, and the "+ " stayed in the
+    # claim text ("+ Paris is in France.") and, removed, in the mitigated answer
+    text = "Notes:\n+ the tower is 330 metres tall\n+ the river is 777 km long"
+    assert [text[a:b] for a, b in text_blocks(text)] == [
+        "Notes:", "the tower is 330 metres tall", "the river is 777 km long"]
+    from mitigation.mitigator import Mitigator
+    from verifier.types import ClaimVerdict, Evidence, Status
+
+    draft = "Facts:\n+ Paris is in France.\n+ Lyon is in Spain.\n+ Rome is in Italy."
+    claims = SpacyDecomposer(model=BLANK).decompose(draft)
+    assert [(c.text, draft[slice(*c.span)]) for c in claims] == [
+        ("Paris is in France.", "Paris is in France."),
+        ("Lyon is in Spain.", "Lyon is in Spain."),
+        ("Rome is in Italy.", "Rome is in Italy.")]
+    ev = Evidence("Paris is in France. Rome is in Italy.", "src")
+    verdicts = [ClaimVerdict(c, Status.CONTRADICTORY if "Lyon" in c.text else
+                             Status.SUPPORTED, evidence=(ev,)) for c in claims]
+    assert Mitigator("strict").mitigate(draft, verdicts).body == \
+        "Facts:\n+ Paris is in France [1].\n+ Rome is in Italy [1]."

@@ -60,8 +60,8 @@ def csv_unescaped(text: str) -> str:
     return m.group("body").replace('""', '"') + m.group("tail")
 
 
-#: A list item's marker at the start of a line: "- ", "* ", "• ", "1. ", "2) ".
-LIST_ITEM = re.compile(r"\s*(?:\d{1,2}[.)]|[-*•])\s+")
+#: A list item's marker at the start of a line: "- ", "* ", "+ ", "• ", "1. ", "2) ".
+LIST_ITEM = re.compile(r"\s*(?:\d{1,2}[.)]|[-*+•])\s+")
 
 
 def phrase_pattern(phrase: str) -> re.Pattern[str]:
