@@ -364,3 +364,24 @@ def test_decompose_plus_bullets_are_list_items() -> None:
                              Status.SUPPORTED, evidence=(ev,)) for c in claims]
     assert Mitigator("strict").mitigate(draft, verdicts).body == \
         "Facts:\n+ Paris is in France [1].\n+ Rome is in Italy [1]."
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("text", "second"), [
+    ("Paris is in France and it's the largest city there.", "Paris is the largest city there."),
+    ("Paris is in France and it’s big.", "Paris is big."),
+    ("Paris is in France and it's been the capital since 987.",
+     "Paris has been the capital since 987."),
+    ("Vaccines are safe and they're cheap.", "Vaccines are cheap."),
+    ("The tower is old and it'll be repainted in 2026.",
+     "The tower will be repainted in 2026."),
+    # no antecedent in the sentence, and a possessive: the draft's words stay
+    ("Paris is in France. It's the largest city there.", "It's the largest city there."),
+    ("Paris is in France and its population is 2 million.", "Its population is 2 million."),
+])
+def test_decompose_spacy_pronoun_with_a_contraction(spacy_decomposer, text, second) -> None:
+    # the pronoun alone was replaced: "it's" became "Paris's", and a hedge said "It is
+    # suggested that Paris's the largest city there"
+    claims = spacy_decomposer.decompose(text)
+    assert [c.text for c in claims][1:] == [second]
+    assert text[slice(*claims[1].span)].lower().startswith(("it", "they"))
