@@ -142,22 +142,29 @@ def text_blocks(text: str) -> list[tuple[int, int]]:
     A line break ends a block before a blank line, before a list item ("- ", "* ", "1. "),
     after a line ending with sentence punctuation or a colon, and after a list item unless the
     next line is indented (a wrapped item). Other line breaks are soft wraps and stay inside
-    the block. A list item's marker is left out of its block.
+    the block. A list item's marker is left out of its block. Markdown that is no prose is
+    in no block, and ends the block before it like a blank line: a fenced code block
+    (its fences and all lines between them, see :func:`_markup_lines`).
 
     Example:
         >>> t = "Facts:\n- Paris is in France\n- Berlin is in Germany"
         >>> [t[a:b] for a, b in text_blocks(t)]
         ['Facts:', 'Paris is in France', 'Berlin is in Germany']
+        >>> t = "Run it:\n```\nprint(1)\n```\nIt prints 1."
+        >>> [t[a:b] for a, b in text_blocks(t)]
+        ['Run it:', 'It prints 1.']
     """
     blocks: list[tuple[int, int]] = []
     start: int | None = None
     end = 0
     in_item = False
     pos = 0
-    for line in text.splitlines(keepends=True):
+    lines = text.splitlines(keepends=True)
+    markup = _markup_lines(lines)
+    for k, line in enumerate(lines):
         body_end = pos + len(line.rstrip("\r\n"))
         stripped = text[pos:body_end].strip()
-        if not stripped:
+        if not stripped or k in markup:
             if start is not None:
                 blocks.append((start, end))
             start, in_item = None, False
@@ -183,6 +190,39 @@ def text_blocks(text: str) -> list[tuple[int, int]]:
             a, b = strip_span(text, *piece)
             if b > a:
                 out.append((a, b))
+    return out
+
+
+#: A line that opens a fenced code block: three or more backticks (with an info string
+#: holding none, "```python") or tildes, indented or not (in a list item).
+_FENCE_OPEN = re.compile(r"[ \t]*(?:(`{3,})[^`]*|(~{3,}).*)")
+
+
+def _markup_lines(lines: Sequence[str]) -> set[int]:
+    """Indices of the lines that are Markdown markup, not prose: no claim is read in them.
+
+    A fenced code block, its fences included, is code: it runs from a line of three or
+    more backticks or tildes to a line of at least as many of the same, alone on it, or to
+    the end of the text (a draft cut off inside it).
+
+    Example:
+        >>> _markup_lines(["Run:", "```sh", "ls", "```", "Done."])
+        {1, 2, 3}
+    """
+    out: set[int] = set()
+    k = 0
+    while k < len(lines):
+        fence = _FENCE_OPEN.fullmatch(lines[k].rstrip("\r\n"))
+        if fence:
+            mark = fence.group(1) or fence.group(2)
+            close = re.compile(rf"[ \t]*{re.escape(mark[0])}{{{len(mark)},}}[ \t]*")
+            j = k + 1
+            while j < len(lines) and not close.fullmatch(lines[j].rstrip("\r\n")):
+                j += 1
+            out.update(range(k, min(j, len(lines) - 1) + 1))
+            k = j + 1
+            continue
+        k += 1
     return out
 
 

