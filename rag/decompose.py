@@ -144,7 +144,7 @@ def text_blocks(text: str) -> list[tuple[int, int]]:
     next line is indented (a wrapped item). Other line breaks are soft wraps and stay inside
     the block. A list item's marker is left out of its block. Markdown that is no prose is
     in no block, and ends the block before it like a blank line: a fenced code block
-    (its fences and all lines between them, see :func:`_markup_lines`).
+    (its fences and all lines between them) and a table (see :func:`_markup_lines`).
 
     Example:
         >>> t = "Facts:\n- Paris is in France\n- Berlin is in Germany"
@@ -198,20 +198,40 @@ def text_blocks(text: str) -> list[tuple[int, int]]:
 _FENCE_OPEN = re.compile(r"[ \t]*(?:(`{3,})[^`]*|(~{3,}).*)")
 
 
+def _is_table_rule(line: str) -> bool:
+    """Whether ``line`` (stripped) is a table's delimiter row: "|---|:--:|", "--- | ---"."""
+    cells = line.strip("|").split("|")
+    return "|" in line and all(re.fullmatch(r"\s*:?-+:?\s*", c) for c in cells)
+
+
 def _markup_lines(lines: Sequence[str]) -> set[int]:
     """Indices of the lines that are Markdown markup, not prose: no claim is read in them.
 
     A fenced code block, its fences included, is code: it runs from a line of three or
     more backticks or tildes to a line of at least as many of the same, alone on it, or to
-    the end of the text (a draft cut off inside it).
+    the end of the text (a draft cut off inside it). A table is its header row (a line with
+    a "|"), the delimiter row under it ("|---|:--:|", "---|---") and the rows after that,
+    up to the first line without a "|": a row is cells, not a sentence (and a hedge or a
+    removal inside it would break the table).
 
     Example:
         >>> _markup_lines(["Run:", "```sh", "ls", "```", "Done."])
         {1, 2, 3}
+        >>> _markup_lines(["| A | B |", "|---|---|", "| 1 | 2 |", "A is 1."])
+        {0, 1, 2}
     """
     out: set[int] = set()
     k = 0
     while k < len(lines):
+        if (k > 0 and k - 1 not in out and "|" in lines[k - 1]
+                and _is_table_rule(lines[k].strip())):
+            j = k + 1
+            while j < len(lines) and "|" in lines[j] and not _FENCE_OPEN.fullmatch(
+                    lines[j].rstrip("\r\n")):
+                j += 1
+            out.update(range(k - 1, j))
+            k = j
+            continue
         fence = _FENCE_OPEN.fullmatch(lines[k].rstrip("\r\n"))
         if fence:
             mark = fence.group(1) or fence.group(2)

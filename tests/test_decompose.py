@@ -412,3 +412,19 @@ def test_decompose_code_blocks_are_not_claims(model) -> None:
     assert body == "Python lists are ordered [1].\n\n" + draft[draft.index("```python"):
                                                                draft.index("The sort")] \
         + draft[draft.index("~~~~"):]
+
+
+@pytest.mark.parametrize("model", SPACY_MODELS)
+def test_decompose_tables_are_not_claims(model) -> None:
+    # a table was read as one run-on sentence of its cells: "| City | Population | ... |."
+    # was a claim, and the mitigator removed the table or rewrote it as a hedge sentence
+    draft = ("The cities are these.\n| City | Population | Notes |\n|---|---:|:-:|\n"
+             "| Paris | 2.1 million | Is the capital of France |\n"
+             "| Lyon | 0.5 million | Has a large old town |\nParis is the largest city.\n\n"
+             "Name | Born\n--- | ---\nEinstein | Was born in 1879\n\nTwo tables were shown.")
+    claims = SpacyDecomposer(model=model).decompose(draft)
+    assert [draft[slice(*c.span)] for c in claims] == [
+        "The cities are these.", "Paris is the largest city.", "Two tables were shown."]
+    # a line with a "|" is no table without a delimiter row under it
+    text = "Paris | the capital is big.\nIt has 2 million people."
+    assert [text[a:b] for a, b in text_blocks(text)] == text.split("\n")
