@@ -144,7 +144,8 @@ def text_blocks(text: str) -> list[tuple[int, int]]:
     next line is indented (a wrapped item). Other line breaks are soft wraps and stay inside
     the block. A list item's marker is left out of its block. Markdown that is no prose is
     in no block, and ends the block before it like a blank line: a fenced code block
-    (its fences and all lines between them) and a table (see :func:`_markup_lines`).
+    (its fences and all lines between them), a table, a heading and a thematic break (see
+    :func:`_markup_lines`).
 
     Example:
         >>> t = "Facts:\n- Paris is in France\n- Berlin is in Germany"
@@ -198,6 +199,14 @@ def text_blocks(text: str) -> list[tuple[int, int]]:
 _FENCE_OPEN = re.compile(r"[ \t]*(?:(`{3,})[^`]*|(~{3,}).*)")
 
 
+#: An ATX heading ("# Title", up to six "#", then a space or the line's end).
+_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t].*)?")
+#: A thematic break: three or more "-", "*" or "_", spaces between them allowed.
+_THEMATIC_BREAK = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")
+#: The "=" underline of a setext heading.
+_SETEXT_RULE = re.compile(r" {0,3}=+[ \t]*")
+
+
 def _is_table_rule(line: str) -> bool:
     """Whether ``line`` (stripped) is a table's delimiter row: "|---|:--:|", "--- | ---"."""
     cells = line.strip("|").split("|")
@@ -212,27 +221,25 @@ def _markup_lines(lines: Sequence[str]) -> set[int]:
     the end of the text (a draft cut off inside it). A table is its header row (a line with
     a "|"), the delimiter row under it ("|---|:--:|", "---|---") and the rows after that,
     up to the first line without a "|": a row is cells, not a sentence (and a hedge or a
-    removal inside it would break the table).
+    removal inside it would break the table). A heading is a title, not a statement: an
+    ATX heading ("# Title", "## The tower"), and a one-line paragraph underlined with "="
+    (the underline too). A thematic break ("---", "***", "___") is markup; the line above a
+    "---" stays prose (in Markdown it is a heading, but a draft more often means a rule, and
+    a statement is better checked than skipped).
 
     Example:
         >>> _markup_lines(["Run:", "```sh", "ls", "```", "Done."])
         {1, 2, 3}
         >>> _markup_lines(["| A | B |", "|---|---|", "| 1 | 2 |", "A is 1."])
         {0, 1, 2}
+        >>> _markup_lines(["# Paris", "Paris is big.", "---", "Lyon", "====", "It is old."])
+        {0, 2, 3, 4}
     """
     out: set[int] = set()
     k = 0
     while k < len(lines):
-        if (k > 0 and k - 1 not in out and "|" in lines[k - 1]
-                and _is_table_rule(lines[k].strip())):
-            j = k + 1
-            while j < len(lines) and "|" in lines[j] and not _FENCE_OPEN.fullmatch(
-                    lines[j].rstrip("\r\n")):
-                j += 1
-            out.update(range(k - 1, j))
-            k = j
-            continue
-        fence = _FENCE_OPEN.fullmatch(lines[k].rstrip("\r\n"))
+        line = lines[k].rstrip("\r\n")
+        fence = _FENCE_OPEN.fullmatch(line)
         if fence:
             mark = fence.group(1) or fence.group(2)
             close = re.compile(rf"[ \t]*{re.escape(mark[0])}{{{len(mark)},}}[ \t]*")
@@ -242,6 +249,22 @@ def _markup_lines(lines: Sequence[str]) -> set[int]:
             out.update(range(k, min(j, len(lines) - 1) + 1))
             k = j + 1
             continue
+        if k > 0 and k - 1 not in out and "|" in lines[k - 1] and _is_table_rule(line.strip()):
+            j = k + 1
+            while (j < len(lines) and "|" in lines[j]
+                   and not _FENCE_OPEN.fullmatch(lines[j].rstrip("\r\n"))):
+                j += 1
+            out.update(range(k - 1, j))
+            k = j
+            continue
+        if _HEADING.fullmatch(line) or _THEMATIC_BREAK.fullmatch(line):
+            out.add(k)
+        elif _SETEXT_RULE.fullmatch(line):
+            out.add(k)
+            if (k > 0 and k - 1 not in out and lines[k - 1].strip()
+                    and not LIST_ITEM.match(lines[k - 1])
+                    and (k == 1 or k - 2 in out or not lines[k - 2].strip())):
+                out.add(k - 1)  # a one-line paragraph above "===" is its heading
         k += 1
     return out
 

@@ -428,3 +428,26 @@ def test_decompose_tables_are_not_claims(model) -> None:
     # a line with a "|" is no table without a delimiter row under it
     text = "Paris | the capital is big.\nIt has 2 million people."
     assert [text[a:b] for a, b in text_blocks(text)] == text.split("\n")
+
+
+@pytest.mark.parametrize("model", SPACY_MODELS)
+def test_decompose_headings_are_not_claims(model) -> None:
+    # a heading without a full stop was glued to the sentence under it ("# Facts about
+    # Paris Paris is in France."): strict mitigation removed the heading with a false
+    # claim, balanced quoted it in its warning
+    draft = ("# Facts about Paris\nParis is in France.\n## The tower was built in 1889\n"
+             "The tower is 330 metres tall.\nLyon facts\n==========\nLyon is in France.\n"
+             "---\nThe river is 777 km long\n* * *\nRome is in Italy.")
+    claims = SpacyDecomposer(model=model).decompose(draft)
+    assert [draft[slice(*c.span)] for c in claims] == [
+        "Paris is in France.", "The tower is 330 metres tall.", "Lyon is in France.",
+        "The river is 777 km long", "Rome is in Italy."]
+    from mitigation.mitigator import Mitigator
+    from verifier.types import ClaimVerdict, Evidence, Status
+
+    ev = Evidence("Paris is in France.", "src")
+    verdicts = [ClaimVerdict(c, Status.SUPPORTED if c.text.startswith("Paris") else
+                             Status.CONTRADICTORY, evidence=(ev,)) for c in claims]
+    assert Mitigator("strict").mitigate(draft, verdicts).body == (
+        "# Facts about Paris\nParis is in France [1].\n## The tower was built in 1889\n"
+        "Lyon facts\n==========\n---\n* * *")
