@@ -430,7 +430,10 @@ class SpacyDecomposer:
         return claims
 
     def _claim(self, text: str, doc: Any, base: int, cl: _Clause, parsed: bool) -> Claim | None:
-        start, end = strip_span(text, base + cl.start, base + cl.end)
+        # the start is found in the parser's text, where a citation marker is blank: a marker
+        # after the sentence before ("France.[1] Lyon is ...") is no part of this claim
+        start = base + strip_span(doc.text, cl.start, cl.end)[0]
+        start, end = strip_span(text, start, base + cl.end)
         lead = LIST_ITEM.match(text, start, end)
         if lead:  # list numbering is not part of the claim
             start, end = strip_span(text, lead.end(), end)

@@ -451,3 +451,15 @@ def test_decompose_headings_are_not_claims(model) -> None:
     assert Mitigator("strict").mitigate(draft, verdicts).body == (
         "# Facts about Paris\nParis is in France [1].\n## The tower was built in 1889\n"
         "Lyon facts\n==========\n---\n* * *")
+
+
+@pytest.mark.parametrize("model", SPACY_MODELS)
+def test_decompose_citation_after_a_full_stop_stays_out_of_the_next_claim(model) -> None:
+    # without the parser (the spaCy fallback) the marker began the next claim: "1] Lyon is a
+    # city." and "12] Lyon is a city."
+    for draft in ("Paris is the capital of France.[1] Lyon is a city.",
+                  "Paris is the capital of France.[12]  Lyon is a city."):
+        claims = SpacyDecomposer(model=model).decompose(draft)
+        assert [c.text for c in claims] == ["Paris is the capital of France.",
+                                            "Lyon is a city."]
+        assert draft[slice(*claims[1].span)] == "Lyon is a city."
