@@ -15,7 +15,9 @@ from verifier.types import Claim, ClaimType
 
 logger = logging.getLogger(__name__)
 
-_CITATION = re.compile(r"\s*\[(\d+(?:\s*,\s*\d+)*)\]")
+# A citation marker "[1]", "[2, 3]", or a Markdown footnote reference "[^1]" (not the
+# "[^1]: " that opens its definition, a list marker to the decomposer).
+_CITATION = re.compile(r"\s*\[(?:\d+(?:\s*,\s*\d+)*\]|\^[^\]\s]+\](?!:))")
 _OPINION = re.compile(r"\b(i|we)\s+(think|believe|feel|guess|suppose|reckon|love|like|hate)\b|"
                       r"\bin my (opinion|view)\b|\bpersonally\b", re.I)
 _RECOMMEND = re.compile(r"\b(you|we|one|they)\s+(should|must|ought to|need to)\b|"
@@ -67,10 +69,12 @@ class Decomposer(Protocol):
 
 
 def strip_citations(text: str) -> str:
-    """Remove ``[1]``-style citation markers.
+    """Remove ``[1]``-style citation markers and ``[^1]`` footnote references.
 
     Example:
         >>> strip_citations("Paris is in France [1][2].")
+        'Paris is in France.'
+        >>> strip_citations("Paris is in France.[^note]")
         'Paris is in France.'
     """
     return re.sub(r"\s+([.,;:!?])", r"\1", _CITATION.sub("", text)).strip()
@@ -139,7 +143,8 @@ def _as_sentence(text: str) -> str:
 def text_blocks(text: str) -> list[tuple[int, int]]:
     r"""Spans of the blocks that sentence splitting runs on: line breaks that end a unit.
 
-    A line break ends a block before a blank line, before a list item ("- ", "* ", "1. "),
+    A line break ends a block before a blank line, before a list item ("- ", "* ", "1. ", and
+    a footnote definition's "[^1]: ", whose text is checked like an item's),
     after a line ending with sentence punctuation or a colon, and after a list item unless the
     next line is indented (a wrapped item). Other line breaks are soft wraps and stay inside
     the block. A list item's marker is left out of its block. Markdown that is no prose is

@@ -454,6 +454,32 @@ def test_decompose_headings_are_not_claims(model) -> None:
 
 
 @pytest.mark.parametrize("model", SPACY_MODELS)
+def test_decompose_footnotes_read_like_citations_and_list_items(model) -> None:
+    # a footnote reference stayed in the claim ("Paris is the capital of France.[^1].") and a
+    # footnote definition's marker too ("[^1]: Paris has been the capital since 987.")
+    draft = ("Paris is the capital of France.[^1] Lyon is a city[^a].\n\n"
+             "[^1]: Paris has been the capital since 987.\n[^a]: Lyon was founded in 43 BC")
+    claims = SpacyDecomposer(model=model).decompose(draft)
+    assert [c.text for c in claims] == [
+        "Paris is the capital of France.", "Lyon is a city.",
+        "Paris has been the capital since 987.", "Lyon was founded in 43 BC."]
+    assert [draft[slice(*c.span)] for c in claims][2:] == [
+        "Paris has been the capital since 987.", "Lyon was founded in 43 BC"]
+    assert strip_citations("Paris is big[^note] and old [2].") == "Paris is big and old."
+    # a removed definition goes with its marker
+    from mitigation.mitigator import Mitigator
+    from verifier.types import ClaimVerdict, Evidence, Status
+
+    ev = Evidence("Paris is the capital of France. Lyon is a city. Lyon was founded in 43 BC.",
+                  "src")
+    verdicts = [ClaimVerdict(c, Status.CONTRADICTORY if "987" in c.text else
+                             Status.SUPPORTED, evidence=(ev,)) for c in claims]
+    body = Mitigator("strict").mitigate(draft, verdicts).body
+    assert "[^1]:" not in body and "987" not in body
+    assert body.endswith("\n[^a]: Lyon was founded in 43 BC [1]")
+
+
+@pytest.mark.parametrize("model", SPACY_MODELS)
 def test_decompose_citation_after_a_full_stop_stays_out_of_the_next_claim(model) -> None:
     # without the parser (the spaCy fallback) the marker began the next claim: "1] Lyon is a
     # city." and "12] Lyon is a city."

@@ -60,8 +60,9 @@ def csv_unescaped(text: str) -> str:
     return m.group("body").replace('""', '"') + m.group("tail")
 
 
-#: A list item's marker at the start of a line: "- ", "* ", "+ ", "• ", "1. ", "2) ".
-LIST_ITEM = re.compile(r"\s*(?:\d{1,2}[.)]|[-*+•])\s+")
+#: A list item's marker at the start of a line: "- ", "* ", "+ ", "• ", "1. ", "2) ", and a
+#: Markdown footnote definition's "[^1]: " (its text is read as an item's).
+LIST_ITEM = re.compile(r"\s*(?:\d{1,2}[.)]|[-*+•]|\[\^[^\]\s]+\]:)\s+")
 
 
 def phrase_pattern(phrase: str) -> re.Pattern[str]:
