@@ -84,3 +84,39 @@ def test_sentence_split_is_linear_in_a_run_of_initials() -> None:
     t0 = time.perf_counter()
     assert sentence_spans(text) == [(0, len(text))]
     assert time.perf_counter() - t0 < 1.0
+
+
+# a hard-wrapped plain-text document: a sentence runs on over its line breaks
+def test_hard_wrapped_lines_are_one_sentence() -> None:
+    text = ("The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in\n"
+            "Paris, France. It is named after the engineer Gustave Eiffel, whose company\n"
+            "designed and built the tower from 1887 to 1889.\n\n"
+            "Locally nicknamed La dame de fer, it was constructed as the centrepiece of\n"
+            "the 1889 World's Fair.\n"
+            "- The tower is 330 metres tall and was the tallest structure\n"
+            "- Gustave Eiffel's company built it in two years and two months\n"
+            "Paris is the capital and largest city of France\n"
+            "Berlin is the capital and largest city of Germany\n"
+            "Project Manager: it was advanced in many ways, so that,\n"
+            "Industrial Designer: and I think it is.")
+    assert [text[a:b].replace("\n", " ") for a, b in trimmed_sentence_spans(text)] == [
+        "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, "
+        "France.",
+        "It is named after the engineer Gustave Eiffel, whose company designed and built the "
+        "tower from 1887 to 1889.",
+        "Locally nicknamed La dame de fer, it was constructed as the centrepiece of the 1889 "
+        "World's Fair.",
+        "- The tower is 330 metres tall and was the tallest structure",
+        "- Gustave Eiffel's company built it in two years and two months",
+        "Paris is the capital and largest city of France",
+        "Berlin is the capital and largest city of Germany",
+        "Project Manager: it was advanced in many ways, so that,",
+        "Industrial Designer: and I think it is."]
+
+
+def test_hard_wrapped_evidence_is_split_into_whole_sentences() -> None:
+    doc = ("It was built by the company of the engineer Gustave Eiffel, whose\n"
+           "company designed it. It opened in 1889.")
+    found = split_evidence([Evidence(doc, "d", (0, len(doc)))])
+    assert [e.content for e in found] == [doc[:doc.index(" It opened")], "It opened in 1889."]
+    assert all(doc[slice(*e.span)] == e.content for e in found)

@@ -155,7 +155,8 @@ def sentence_spans(text: str, *, read_case: bool = True) -> list[tuple[int, int]
 
     A full stop followed by a space ends a sentence unless it belongs to an abbreviation
     (:func:`abbreviation_stop`, given ``read_case``: "J. R. R. Tolkien", "Washington, D.C.
-    is", "Dr. Smith"); a line break always ends one.
+    is", "Dr. Smith"); a line break ends one, unless it is a hard wrap inside a sentence
+    (:func:`_wrapped`).
 
     Example:
         >>> sentence_spans("One. Two!")
@@ -174,6 +175,8 @@ def sentence_spans(text: str, *, read_case: bool = True) -> list[tuple[int, int]
         if end <= start:
             continue
         stop = m.group()
+        if stop == "\n" and _wrapped(text, m.start()):
+            continue
         if (stop[0] == "." and stop[1:].isspace() and "\n" not in stop
                 and abbreviation_stop(text[start:m.start() + 1], text[end:end + 1],
                                       read_case=read_case)):
@@ -183,6 +186,50 @@ def sentence_spans(text: str, *, read_case: bool = True) -> list[tuple[int, int]
     if start < len(text):
         spans.append((start, len(text)))
     return spans or [(0, len(text))]
+
+
+#: Words a line of hard-wrapped prose may end with, mid-sentence ("... on the Champ de Mars
+#: in\nParis, France.").
+_WRAP_WORDS = frozenset(
+    "a an the of in on at to for from with by into onto about as than and or but nor that "
+    "which who whose whom where when while is was are were be been being has have had its "
+    "their his her our your my this these those".split())
+#: What opens a line that starts a block of its own: a heading, a table row, a quote, a
+#: code fence, a label or a speaker's name ("Project Manager: Yeah .").
+_BLOCK_START = re.compile(r"\s*(?:#|\||>|```|~~~|[A-Z][\w .'’-]{0,30}:\s)")
+
+
+def _wrapped(text: str, newline: int) -> bool:
+    r"""Whether the single line break at ``newline`` is a hard wrap inside a sentence.
+
+    Plain-text documents are often wrapped at a fixed width ("... a wrought-iron lattice
+    tower on the Champ de Mars in\nParis, France."). A break is a wrap when the line before
+    it is long (30 characters or more) and ends with no stop, colon or semicolon, and the
+    next line opens no block of its own (list item, heading, table, quote, code fence,
+    label or speaker: "Project Manager: Yeah .") and
+    starts with a lowercase letter, or the line before ends with a comma, a hyphen or a
+    function word ("in", "the", "whose"). A line of its own ("Title Line", a statement
+    without a stop before a capitalised line) still ends its sentence.
+
+    Example:
+        >>> t = ("It stands on the Champ de Mars in\nParis, France. It was built by its "
+        ...      "designer's\ncompany.")
+        >>> _wrapped(t, t.index("\n")), _wrapped(t, t.rindex("\n"))
+        (True, True)
+        >>> t = "Paris is the capital of France\nBerlin is the capital of Germany"
+        >>> _wrapped(t, t.index("\n"))
+        False
+    """
+    line = text[text.rfind("\n", 0, newline) + 1:newline].rstrip()
+    end = text.find("\n", newline + 1)
+    nxt = text[newline + 1:end if end >= 0 else len(text)]
+    if len(line.strip()) < 30 or not nxt.strip() or re.search(
+            r"[.!?:;。！？][\"')\]”’»]*$", line) or LIST_ITEM.match(nxt) or \
+            _BLOCK_START.match(nxt):
+        return False
+    last = re.search(r"[^\W\d_]+$", line)
+    return nxt.lstrip()[:1].islower() or line.endswith((",", "-", "–", "—")) or bool(
+        last and last.group(0).lower() in _WRAP_WORDS)
 
 
 def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
