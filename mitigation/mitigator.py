@@ -54,6 +54,8 @@ _CONNECT_AFTER = re.compile(
 #: warning keeps it, the removal of the item's only statement takes it.
 _LABEL = r"(?:(?:\*\*|__)[^*_\n]{1,40}?(?::(?:\*\*|__)|(?:\*\*|__):)|[A-Z][\w'’ /&()-]{0,38}:)\s+"
 _ITEM_START = re.compile(rf"{LIST_ITEM.pattern}(?:{_LABEL})?|\s*{_LABEL}")
+#: A Chinese or Japanese character (no space between words).
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 #: A sentence's lead-in that is only a subordinator ("Although ", "When ").
 _LEAD_SUBORDINATOR = re.compile(rf"\s*{_SUBORDINATORS}\s*", re.I)
 _WORD = re.compile(r"[\w'’.,$%–-]+")  # an en dash joins a range: "1990–1995"
@@ -215,12 +217,12 @@ class MitigatedAnswer:
 
 
 def _body(claim: str) -> str:
-    """The claim without citation markers or its final punctuation (``.!:;,``).
+    """The claim without citation markers or its final punctuation (``.!:;,``, "。").
 
     An abbreviation keeps its stop ("the U.S.", "etc.").
     """
     text = _CITE.sub("", claim).strip()
-    body = text.rstrip(".!:;,")
+    body = text.rstrip(".!:;,。！：；，")
     if text[len(body):].startswith(".") and _abbreviation_before(body):
         return body + "."
     # a comma inside the closing quote is the sentence's, which goes on: 'called "Heat,"'
@@ -952,12 +954,15 @@ def _insert_citation(text: str, n: int) -> str:
     After a closing quotation mark, not inside the quote; after an abbreviation's stop,
     which is part of the claim's words ("in the U.S. [1]", not "in the U.S [1].").
     """
-    m = re.search(r"[.!?;:,]+[\"”')]*$", text)
-    if m and not re.search(r"[\"”'’]$", m.group(0)):
+    m = re.search(r"[.!?;:,。！？；：，]+[\"”')」』]*$", text)
+    if m and not re.search(r"[\"”'’」』]$", m.group(0)):
         cut = m.start()
         if text[cut] == "." and _abbreviation_before(text[:cut]):
             cut += 1
-        return f"{text[:cut].rstrip()} [{n}]{text[cut:]}"
+        head = text[:cut].rstrip()
+        # no space between Chinese or Japanese text and its marker: "首都[1]。"
+        space = "" if head and _CJK.match(head[-1]) else " "
+        return f"{head}{space}[{n}]{text[cut:]}"
     return f"{text.rstrip()} [{n}]"
 
 

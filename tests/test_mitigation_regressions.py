@@ -1402,3 +1402,16 @@ def test_mitigation_hedge_drops_comma_inside_closing_quote() -> None:
            text="It was released in 1995.")])
     assert ans.body == ('It was released in 1995 [1]. It is suggested that the film is called '
                         '"Heat", but this could not be verified.')
+
+
+# Chinese and Japanese: the marker goes before the full-width stop, with no space
+@pytest.mark.parametrize(("draft", "body"), [
+    ("巴黎是法国的首都。", "巴黎是法国的首都[1]。"),
+    ("東京は日本の首都です。", "東京は日本の首都です[1]。"),
+    ("Paris is in France.", "Paris is in France [1]."),
+])
+def test_mitigation_citation_in_chinese_and_japanese(draft, body) -> None:
+    ans = Mitigator().mitigate(draft, [_v(draft, draft, S, _ev(draft))])
+    assert ans.body == body
+    hedged = Mitigator().mitigate(draft, [_v(draft, draft, U, _ev("Unrelated."))])
+    assert "。," not in hedged.body
