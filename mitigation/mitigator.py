@@ -221,7 +221,8 @@ def _body(claim: str) -> str:
 
     An abbreviation keeps its stop ("the U.S.", "etc.").
     """
-    text = _CITE.sub("", claim).strip()
+    # (and without Markdown footnote references after its stop: "Paris is old.[^1]")
+    text = re.sub(r"(?:\[\^[^\]\s]+\])+$", "", _CITE.sub("", claim).strip()).rstrip()
     body = text.rstrip(".!:;,。！：；，")
     if text[len(body):].startswith(".") and _abbreviation_before(body):
         return body + "."
@@ -954,7 +955,8 @@ def _insert_citation(text: str, n: int) -> str:
     After a closing quotation mark, not inside the quote; after an abbreviation's stop,
     which is part of the claim's words ("in the U.S. [1]", not "in the U.S [1].").
     """
-    m = re.search(r"[.!?;:,。！？；：，]+[\"”')」』]*$", text)
+    # (a Markdown footnote reference after the stop stays after it: "France [1].[^2]")
+    m = re.search(r"[.!?;:,。！？；：，]+[\"”')」』]*(?=(?:\[\^[^\]\s]+\])*$)", text)
     if m and not re.search(r"[\"”'’」』]$", m.group(0)):
         cut = m.start()
         if text[cut] == "." and _abbreviation_before(text[:cut]):
@@ -1036,9 +1038,10 @@ def _apply(sentence: str, pieces: list[tuple[int, int, str]]
         out = out[:at] + out[at + 1:]
         where = {k: (s - (s > at), e - (e > at)) for k, (s, e) in where.items()}
     # a stop ends the sentence, unless one does already ("in the U.S. [1]")
-    if out.strip() and not re.search(r"[.!?][\"”')\]]*(?:\s*\[\d+(?:\s*,\s*\d+)*\])?\s*$",
-                                     out) and re.search(r"[.!?]\s*$", sentence):
-        out = out.rstrip() + sentence.rstrip()[-1]
+    if out.strip() and not re.search(r"[.!?][\"”')\]]*(?:\s*\[\d+(?:\s*,\s*\d+)*\])?"
+                                     r"(?:\[\^[^\]\s]+\])*\s*$", out) \
+            and (stop := re.search(r"([.!?])(?:\[\^[^\]\s]+\])*\s*$", sentence)):
+        out = out.rstrip() + stop.group(1)
     return out, where
 
 

@@ -1415,3 +1415,20 @@ def test_mitigation_citation_in_chinese_and_japanese(draft, body) -> None:
     assert ans.body == body
     hedged = Mitigator().mitigate(draft, [_v(draft, draft, U, _ev("Unrelated."))])
     assert "。," not in hedged.body
+
+
+# Markdown footnote references ("[^1]") after a claim's stop stay after it
+@pytest.mark.parametrize(("statuses", "body"), [
+    ((S, S), "Paris is big [1] and Rome is old [2].[^2]"),
+    ((S, U), "Paris is big [1]. It is suggested that Rome is old, but this could not be "
+             "verified."),
+    ((U, S), "Rome is old [1].[^2] It is suggested that Paris is big, but this could not be "
+             "verified."),
+])
+def test_mitigation_footnote_reference_after_the_stop(statuses, body) -> None:
+    draft = "Paris is big and Rome is old.[^2]"
+    verdicts = [_v(draft, "Paris is big", statuses[0], _ev("Paris is big.", "a"),
+                   text="Paris is big."),
+                _v(draft, "Rome is old.[^2]", statuses[1], _ev("Rome is old.", "b"),
+                   text="Rome is old.")]
+    assert Mitigator().mitigate(draft, verdicts).body == body
