@@ -472,3 +472,40 @@ def test_the_default_embedding_model_follows_the_nli_device() -> None:
     for device in ("cpu", None):
         v = Verifier(NLIDetector(device=device), meta=None, alignment_classifier=None)
         assert v.embedding_cache.encoder.device == device  # made lazily, nothing loaded
+
+
+def test_long_passage_is_read_around_the_evidence_sentence() -> None:
+    # the model reads an unrelated sentence as a contradiction: a sentence that states the
+    # claim, read inside a whole long article, lost to the article's other chunks
+    class SnliLike(KeywordNLI):
+        def __init__(self):
+            super().__init__()
+            self.premises: list[str] = []
+
+        def predict(self, pairs):
+            self.premises += [p for p, _ in pairs]
+            return np.array([[0.6, 0.3, 0.1] if h.rstrip(".").split()[-1] in p and "Lyon"
+                             not in p else [0.05, 0.05, 0.9] for p, h in pairs],
+                            dtype=np.float32)
+
+    filler = " ".join(f"Lyon has {k} bridges over its river." for k in range(40))
+    article = f"Paris is in France. It hosted the Olympics in 2024. {filler}"
+    nli = SnliLike()
+    v = Verifier(nli, decomposer=SpacyDecomposer(model="not_installed"),
+                 pairer=EvidencePairer(encoder=HashEncoder(), dense_weight=0.0, top_k=1),
+                 alignment=AlignmentDetector(HashEncoder()), alignment_classifier=None,
+                 meta=None, context_chars=60)
+    rep = v.verify("The city hosted the Olympics in 2024.", evidence=[article])
+    assert rep.verdicts[0].status == Status.SUPPORTED
+    assert nli.premises[0] == "Paris is in France. It hosted the Olympics in 2024."
+    # None: the whole passage, as before
+    whole = Verifier(SnliLike(), decomposer=SpacyDecomposer(model="not_installed"),
+                     pairer=EvidencePairer(encoder=HashEncoder(), dense_weight=0.0, top_k=1),
+                     alignment=AlignmentDetector(HashEncoder()), alignment_classifier=None,
+                     meta=None, context_chars=None)
+    assert whole.verify("The city hosted the Olympics in 2024.", evidence=[article]).verdicts[
+        0].status == Status.CONTRADICTORY
+    for bad in (0, -5, 2.5, "400", True):
+        with pytest.raises(ValueError, match="context_chars must be an int > 0 or None, got"):
+            Verifier(KeywordNLI(), meta=None, alignment_classifier=None,
+                     context_chars=bad)  # type: ignore[arg-type]

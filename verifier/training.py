@@ -134,7 +134,8 @@ def feature_signature(verifier: Any) -> str:
         settings = {k: v for k, v in nli.to_dict()["init_parameters"].items()
                     if k not in ("device", "batch_size", "show_progress_bar")}
     h.update(json.dumps([settings, getattr(verifier, "top_k_evidence", None),
-                         getattr(verifier, "min_evidence_score", None)],
+                         getattr(verifier, "min_evidence_score", None),
+                         getattr(verifier, "context_chars", None)],
                         sort_keys=True, default=str).encode())
     folders = [getattr(nli, "model_name_or_path", None)]
     if folders[0] is None and hasattr(nli, "to_dict"):

@@ -103,24 +103,70 @@ def _certain(status: Status) -> dict[str, float]:
     return {s.value: float(s == status) for s in Status}
 
 
-def _context(ev: Evidence, passages: Sequence[Evidence] | None) -> str:
-    """The passage that holds ``ev`` (smallest one), or ``ev`` itself.
+#: Most characters of a passage the NLI model reads an evidence sentence in
+#: (:attr:`Verifier.context_chars`): about one of the embedded model's 96-token chunks.
+CONTEXT_CHARS = 400
+
+
+def _holding(ev: Evidence, passages: Sequence[Evidence] | None) -> tuple[int, int] | None:
+    """Which passage holds ``ev`` (the smallest one) and where ``ev`` starts in it.
 
     A passage holds ``ev`` when it is of the same source, its span covers ``ev``'s and its
     text has ``ev``'s text at that place: passages given without document offsets (each
     spanning ``(0, len)``) share offsets, and only their text tells them apart.
     """
-    best = None
-    for p in passages or ():
+    best: tuple[int, int] | None = None
+    for k, p in enumerate(passages or ()):
         # a passage given without document offsets (span (0, 0)) starts at 0
         span = p.span if p.span != (0, 0) else (0, len(p.content))
         if p.source_id == ev.source_id and span[0] <= ev.span[0] and ev.span[1] <= span[1]:
             start = ev.span[0] - span[0]
             if p.content[start: start + len(ev.content)] != ev.content:
                 continue
-            if best is None or len(p.content) < len(best.content):
-                best = p
-    return best.content if best is not None else ev.content
+            if best is None or len(p.content) < len((passages or ())[best[0]].content):
+                best = (k, start)
+    return best
+
+
+def _context(ev: Evidence, passages: Sequence[Evidence] | None,
+             budget: int | None = CONTEXT_CHARS) -> str:
+    """The text the NLI model reads ``ev`` in: its sentences around it in its passage.
+
+    ``ev`` itself when no passage holds it (:func:`_holding`); the whole passage when it
+    is at most ``budget`` characters long (``None``: always); else ``ev`` with as many of
+    the passage's sentences before it (what "It" and "the city" refer to), then after it,
+    as fit in ``budget``. A sentence read inside a whole long passage (an article given as
+    one evidence text) was judged on every chunk of it, and the chunk that most contradicts
+    the claim, however unrelated, could outweigh the one that states it.
+
+    Example:
+        >>> doc = "Paris is in France. It hosted the Olympics in 2024. Lyon is old."
+        >>> _context(Evidence("It hosted the Olympics in 2024.", "d", (20, 51)),
+        ...          [Evidence(doc, "d", (0, len(doc)))], budget=55)
+        'Paris is in France. It hosted the Olympics in 2024.'
+    """
+    found = _holding(ev, passages)
+    if found is None:
+        return ev.content
+    text, start = (passages or ())[found[0]].content, found[1]
+    if budget is None or len(text) <= budget:
+        return text
+    end = start + len(ev.content)
+    sentences = trimmed_sentence_spans(text)
+    inside = [k for k, (a, b) in enumerate(sentences) if a < end and b > start]
+    if not inside:
+        return ev.content
+    lo, hi = inside[0], inside[-1]
+    a, b = min(sentences[lo][0], start), max(sentences[hi][1], end)
+    while True:
+        if lo > 0 and b - sentences[lo - 1][0] <= budget:
+            lo -= 1
+            a = sentences[lo][0]
+        elif hi + 1 < len(sentences) and sentences[hi + 1][1] - a <= budget:
+            hi += 1
+            b = sentences[hi][1]
+        else:
+            return text[a:b]
 
 
 def _norm(text: str) -> str:
@@ -177,9 +223,8 @@ def _as_evidence(items: Sequence[Evidence | Passage | str] | Evidence | Passage 
 
 def _holder(ev: Evidence, passages: Sequence[Evidence]) -> int | None:
     """Index of the passage :func:`_context` reads ``ev`` in (``None``: none holds it)."""
-    context = _context(ev, passages)
-    return next((k for k, p in enumerate(passages)
-                 if p.source_id == ev.source_id and p.content == context), None)
+    found = _holding(ev, passages)
+    return None if found is None else found[0]
 
 
 @dataclass(frozen=True)
@@ -344,6 +389,10 @@ class Verifier:
         min_evidence_score: Least pairing score of an evidence sentence, for the default
             pairer (:class:`~rag.pairing.EvidencePairer`'s ``min_score``; 0: no floor).
             A claim no sentence reaches gets no evidence and is ``Insufficient_Info``.
+        context_chars: Most characters of its passage an evidence sentence is read in by
+            the NLI model (:meth:`verify`, and :meth:`verify_claims` given ``passages``):
+            the sentence and its neighbours, those before it first; ``None``: the whole
+            passage, however long.
 
     Determinism: under the NLI detector's default ``auto`` dtype (bf16 where the hardware
     runs it natively) a verdict's probabilities and NLI features can differ in about the
@@ -366,7 +415,8 @@ class Verifier:
                  meta: Any = "embedded", alignment_classifier: Any = "embedded",
                  strictness: Strictness = "balanced", parallel: bool | None = None,
                  support_threshold: float = 0.5, contradiction_threshold: float = 0.5,
-                 top_k_evidence: int = 3, min_evidence_score: float = MIN_SCORE) -> None:
+                 top_k_evidence: int = 3, min_evidence_score: float = MIN_SCORE,
+                 context_chars: int | None = CONTEXT_CHARS) -> None:
         for name, val in (("support_threshold", support_threshold),
                           ("contradiction_threshold", contradiction_threshold)):
             if isinstance(val, bool) or not isinstance(val, (int, float, np.number)) \
@@ -374,6 +424,8 @@ class Verifier:
                 raise ValueError(f"{name} must be a number in (0, 1], got {val!r}")
         if not is_int(top_k_evidence) or top_k_evidence <= 0:
             raise ValueError(f"top_k_evidence must be an int > 0, got {top_k_evidence!r}")
+        if context_chars is not None and (not is_int(context_chars) or context_chars <= 0):
+            raise ValueError(f"context_chars must be an int > 0 or None, got {context_chars!r}")
         if parallel is not None and not isinstance(parallel, bool):
             raise ValueError(f"parallel must be True, False or None, got {parallel!r}")
         min_evidence_score = check_min_score(min_evidence_score, "min_evidence_score")
@@ -432,6 +484,7 @@ class Verifier:
         self.contradiction_threshold = float(contradiction_threshold)
         self.top_k_evidence = int(top_k_evidence)
         self.min_evidence_score = min_evidence_score
+        self.context_chars = None if context_chars is None else int(context_chars)
 
     def _side_by_side(self) -> bool:
         if self.parallel is not None:
@@ -665,7 +718,8 @@ class Verifier:
             paired = [ce if len(ce.evidence) <= top_k else
                       ClaimEvidence(ce.claim, ce.evidence[:top_k]) for ce in paired]
         units = [(ci, ev) for ci, ce in enumerate(paired) for ev in ce.evidence]
-        keys = [(_context(ev, passages), paired[ci].claim.text) for ci, ev in units]
+        keys = [(_context(ev, passages, self.context_chars), paired[ci].claim.text)
+                for ci, ev in units]
         tasks: dict[str, Callable[[], Any]] = {
             "nli": lambda: self._run_nli_named(keys, range(len(keys)), units, paired, naming),
             "alignment": lambda: self._run_alignment(paired),
