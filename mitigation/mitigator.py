@@ -43,12 +43,12 @@ _CONJUNCTIONS = r"(?:and|but|or|so|yet|while|whereas)\b"
 #: tower is tall because." is no sentence). Not "if" or "unless": their clause is no claim.
 _SUBORDINATORS = (r"(?:(?:even\s+)?though|although|because|since|when|whenever|after|"
                   r"before|once)\b")
-#: What joins a clause to the one before or after it: a comma, a conjunction or a
+#: What joins a clause to the one before or after it: a comma, a conjunction ("&" too) or a
 #: subordinator, a semicolon, a colon or a dash ("—", "–", or a hyphen with a space before it).
 _CONNECT_BEFORE = re.compile(
-    rf"(?:\s*,)?\s*(?:\b{_CONJUNCTIONS}|\b{_SUBORDINATORS}|[;:—–]|(?<=\s)-)?\s*$", re.I)
+    rf"(?:\s*,)?\s*(?:\b{_CONJUNCTIONS}|\b{_SUBORDINATORS}|[&;:—–]|(?<=\s)-)?\s*$", re.I)
 _CONNECT_AFTER = re.compile(
-    rf"^\s*(?:,\s*)?(?:{_CONJUNCTIONS}|{_SUBORDINATORS}|[;:—–]|-(?=\s))?\s*", re.I)
+    rf"^\s*(?:,\s*)?(?:{_CONJUNCTIONS}|{_SUBORDINATORS}|[&;:—–]|-(?=\s))?\s*", re.I)
 #: What opens a list item or a labelled line before its statement: a marker, a label, or
 #: both ("- ", "2. ", "- **Size:** ", "Size: "). It is no part of a claim: a hedge or a
 #: warning keeps it, the removal of the item's only statement takes it.
@@ -302,10 +302,20 @@ def _ordinary(word: str, context: str) -> bool:
         rf"(?<=[a-z,;]\s){re.escape(word)}(?![\w'’-])", context)
 
 
+#: A value under a label ("Height: 300 metres"), which "It is suggested that" cannot open.
+_LABELLED = re.compile(r"[^:\n]{1,60}:\s+\S[^\n]*")
+
+
 def _hedge(claim: str, context: str = "") -> str:
-    """The hedge sentence of ``claim``; ``context``: see :func:`_lower_first`."""
-    body = _lower_first(_body(claim), context)
-    return f"It is suggested that {body}, but this could not be verified."
+    """The hedge sentence of ``claim``; ``context``: see :func:`_lower_first`.
+
+    A value under a label is marked instead: "Height: 300 metres (this could not be
+    verified)."
+    """
+    body = _body(claim)
+    if _LABELLED.fullmatch(body):
+        return f"{body} (this could not be verified)."
+    return f"It is suggested that {_lower_first(body, context)}, but this could not be verified."
 
 
 def _context_of(draft: str, verdict: ClaimVerdict) -> str:

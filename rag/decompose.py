@@ -53,6 +53,46 @@ _LEAD_CC = re.compile(r"(?:and|but)\b,?\s+(?=\S)", re.I)
 # Content words for the three-word minimum: words of two letters or more, and numbers
 # ("Sales rose 5%" is a claim).
 _WORD = re.compile(r"[^\W\d_]{2,}|\d+(?:[.,]\d+)*")
+#: A line that gives a value under a label ("Height: 300 metres.", "Architect: Thomas
+#: Edison"): the value is a number or a name.
+_LABELLED_VALUE = re.compile(
+    r"(?!\s*(?:sources?|references?|citations?|links?|see also|further reading)\s*:)"
+    r"[^:\n]{1,60}:\s+(?=.*(?:\d|\b[A-Z][a-z]))\S.*", re.I)
+#: English function words: a sentence of four or more words with none of them is in another
+#: language.
+_ENGLISH = frozenset(
+    "the an of in on at for to from with by about into over after before under between during "
+    "and or but if so because while is are was were be been has have had do does did can "
+    "will would should may might must it its this that these those he she they we you his "
+    "her their our there here which who what when where how why not no as than all some "
+    "more most such also only very".split())
+#: A Chinese or Japanese character.
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def _unparsed_statement(body: str) -> Literal["label", "language"] | None:
+    """Whether a claim the English parser finds no verb in still states something to check.
+
+    A value under a label ("Population of Paris: 9 million.", "Architect: Thomas Edison."),
+    or a sentence in another language: four or more words and no English function word
+    ("La tour Eiffel a été construite en 1925."), or four or more Chinese or Japanese
+    characters, ending in a stop. It is checked as written; dropped, it would pass
+    unchecked. A list of sources ("Sources: Wikipedia.") is no value to check.
+
+    Example:
+        >>> [_unparsed_statement(t) for t in ("Height: 300 metres.", "Key facts:",
+        ...  "Der Kölner Dom wurde 1880 fertiggestellt.", "Sales figures for 2020.",
+        ...  "埃菲尔铁塔建于1889年。")]
+        ['label', None, 'language', None, 'language']
+    """
+    if _LABELLED_VALUE.fullmatch(body.strip()):
+        return "label"
+    if not body.rstrip("\"')]”’» ").endswith((".", "!", "。", "！")):
+        return None  # a heading or a fragment, not a sentence
+    if len(_CJK.findall(body)) >= 4:
+        return "language"
+    words = [w.lower() for w in re.findall(r"[^\W\d_]+", body)]
+    return "language" if len(words) >= 4 and not any(w in _ENGLISH for w in words) else None
 # Tags of finite verbs, trusted even where the coarse part of speech says otherwise.
 _FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
 # Parts of speech that can head a subject or an object noun phrase.
@@ -135,7 +175,7 @@ def _as_sentence(text: str) -> str:
     text = text.strip().rstrip(",;:")
     if text and text[0].islower():
         text = text[0].upper() + text[1:]
-    if text and text[-1] not in ".!?\"'”":
+    if text and text[-1] not in ".!?\"'”。！？":
         text += "."
     return text
 
@@ -421,6 +461,7 @@ class SpacyDecomposer:
         masked = _CITATION.sub(lambda m: " " * len(m.group(0)), text)
         blocks = text_blocks(masked)
         claims: list[Claim] = []
+        foreign: list[str] = []
         # Soft line breaks inside a block become spaces (same length) for the parser.
         texts = (re.sub(r"[\r\n]", " ", masked[a:b]) for a, b in blocks)
         for (b0, _), doc in zip(blocks, self._nlp.pipe(texts), strict=True):
@@ -429,12 +470,21 @@ class SpacyDecomposer:
                 clauses = self._clauses(sent) if parsed and self.split_clauses else [
                     _Clause(sent.start_char, sent.end_char)]
                 for cl in clauses:
-                    claim = self._claim(text, doc, b0, cl, parsed)
+                    claim = self._claim(text, doc, b0, cl, parsed, foreign)
                     if claim is not None:
                         claims.append(claim)
+        if foreign:
+            logger.warning("%d sentence(s) of the text are not in English and are checked as "
+                           "written, by models that read English (first: %r)", len(foreign),
+                           foreign[0])
         return claims
 
-    def _claim(self, text: str, doc: Any, base: int, cl: _Clause, parsed: bool) -> Claim | None:
+    def _claim(self, text: str, doc: Any, base: int, cl: _Clause, parsed: bool,
+               foreign: list[str]) -> Claim | None:
+        """The claim of clause ``cl``, or ``None``.
+
+        ``foreign`` gathers the claims in another language (checked as written).
+        """
         # the start is found in the parser's text, where a citation marker is blank: a marker
         # after the sentence before ("France.[1] Lyon is ...") is no part of this claim
         start = base + strip_span(doc.text, cl.start, cl.end)[0]
@@ -456,13 +506,17 @@ class SpacyDecomposer:
         if cl.prefix:
             raw = f"{cl.prefix} {raw}"
         body = " ".join(strip_citations(raw).split())
-        if len(_WORD.findall(body)) < 3 or body.rstrip().endswith("?"):
+        unparsed = _unparsed_statement(body)
+        if (len(_WORD.findall(body)) < 3 and not unparsed) or body.rstrip().endswith(("?", "？")):
             return None  # fragments and questions are not claims
         span = doc.char_span(start - base, end - base, alignment_mode="expand")
         if parsed:
             words = [t for t in span or () if not (t.is_punct or t.is_space)]
             if not self._has_predicate(words, raw):
-                return None  # no verb: a heading, a greeting or a bare noun phrase
+                if not unparsed:
+                    return None  # no verb: a heading, a greeting or a bare noun phrase
+                if unparsed == "language":
+                    foreign.append(body)
             if (words and not raw.rstrip("\"')]”’ ").endswith((".", "!", "?")) and
                     words[-1].pos_ in ("ADP", "DET", "CCONJ", "SCONJ", "AUX", "PART")):
                 return None  # cut off mid-clause ("... and died in"), e.g. at max_new_tokens

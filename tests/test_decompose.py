@@ -230,7 +230,6 @@ def test_decompose_spacy_numbers_count_as_words_in_clauses(spacy_decomposer) -> 
         "Eiffel Tower History",
         "Hello there, my friend!",
         "Great question about the Eiffel Tower!",
-        "Population: 2 million.",
         "Sales figures for 2020.",
         "Main results of the 2019 study.",
         "The Eiffel Tower, Paris, 1889.",
@@ -489,3 +488,30 @@ def test_decompose_citation_after_a_full_stop_stays_out_of_the_next_claim(model)
         assert [c.text for c in claims] == ["Paris is the capital of France.",
                                             "Lyon is a city."]
         assert draft[slice(*claims[1].span)] == "Lyon is a city."
+
+
+# lines the English parser finds no verb in, but that state something to check
+@pytest.mark.parametrize(("text", "claims"), [
+    ("Key facts:\n- Population of Paris: 9 million.\n- Height: 300 metres.\n"
+     "- Architect: Thomas Edison.",
+     ["Population of Paris: 9 million.", "Height: 300 metres.", "Architect: Thomas Edison."]),
+    ("- Paris: the capital of France since 987.", ["Paris: the capital of France since 987."]),
+    ("Population: 2 million.", ["Population: 2 million."]),  # dropped unchecked before
+    ("La tour Eiffel a été construite en 1925.", ["La tour Eiffel a été construite en 1925."]),
+    ("The tower is tall. Der Kölner Dom wurde 1880 fertiggestellt.",
+     ["The tower is tall.", "Der Kölner Dom wurde 1880 fertiggestellt."]),
+    ("埃菲尔铁塔建于1889年。", ["埃菲尔铁塔建于1889年。"]),
+    # still no claims: headings, fragments, noun phrases, lists of sources
+    ("Key facts about Paris", []),
+    ("Sales figures for 2020.", []),
+    ("Hello there!", []),
+    ("Sources: Wikipedia, Britannica.", []),
+    ("Key facts:", []),
+])
+def test_decompose_labelled_values_and_other_languages(spacy_decomposer, text, claims,
+                                                       caplog) -> None:
+    found = spacy_decomposer.decompose(text)
+    assert [c.text for c in found] == claims
+    assert all(text[slice(*c.span)].rstrip(".") in c.text for c in found)
+    foreign = any(w in text for w in ("La tour", "Kölner", "埃菲尔"))
+    assert ("not in English" in caplog.text) == foreign

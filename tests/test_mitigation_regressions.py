@@ -1432,3 +1432,24 @@ def test_mitigation_footnote_reference_after_the_stop(statuses, body) -> None:
                 _v(draft, "Rome is old.[^2]", statuses[1], _ev("Rome is old.", "b"),
                    text="Rome is old.")]
     assert Mitigator().mitigate(draft, verdicts).body == body
+
+
+# a value under a label is hedged as it stands; "&" joins clauses as "and" does
+def test_mitigation_hedge_of_a_labelled_value() -> None:
+    draft = "- Height: 300 metres.\n- Architect: Thomas Edison."
+    verdicts = [_v(draft, "Height: 300 metres.", S, _ev("It is 300 metres tall.")),
+                _v(draft, "Architect: Thomas Edison.", U, _ev("Unrelated."))]
+    assert Mitigator().mitigate(draft, verdicts).body == (
+        "- Height: 300 metres [1].\n- Architect: Thomas Edison (this could not be verified).")
+
+
+@pytest.mark.parametrize(("statuses", "body"), [
+    ((S, C), "The tower was built in 1889 [1]."),
+    ((C, S), "It is painted green [1]."),
+    ((S, S), "The tower was built in 1889 [1] & it is painted green [2]."),
+])
+def test_mitigation_ampersand_joins_clauses(statuses, body) -> None:
+    draft = "The tower was built in 1889 & it is painted green."
+    verdicts = [_v(draft, "The tower was built in 1889", statuses[0], _ev("Built in 1889.", "a")),
+                _v(draft, "it is painted green.", statuses[1], _ev("It is green.", "b"))]
+    assert Mitigator("strict").mitigate(draft, verdicts).body == body
