@@ -192,8 +192,13 @@ def gold_for_scheme(raw_label: Any, scheme: Scheme, *,
     return SUPPORTS if lab == SUPPORTS else NOT_SUPPORTED
 
 
-def probabilities_for_scheme(nli: np.ndarray, scheme: Scheme) -> np.ndarray:
+def probabilities_for_scheme(nli: np.ndarray, scheme: Scheme, *, statuses: bool = False
+                             ) -> np.ndarray:
     """Turn ``(n, 3)`` NLI probabilities (e, n, c) into the scheme's class probabilities.
+
+    ``statuses``: the rows are the verifier's (Supported, Insufficient_Info, Contradictory)
+    probabilities (``mode="ensemble"``): p(SUPPORTS) is p(Supported) in both 2-class
+    schemes, as the verifier's status is ``Supported`` or not.
 
     - ``3class``: (SUPPORTS, REFUTES, NEI) = (e, c, n).
     - ``supports-refutes``: p(SUPPORTS) = e / (e + c); neutral mass is left out, because these
@@ -212,7 +217,7 @@ def probabilities_for_scheme(nli: np.ndarray, scheme: Scheme) -> np.ndarray:
     nli = np.asarray(nli, dtype=np.float64)
     if scheme == "3class":
         return nli[:, [0, 2, 1]]
-    if scheme == "supports-refutes" and not lacks_contradiction(nli):
+    if scheme == "supports-refutes" and not statuses and not lacks_contradiction(nli):
         s = nli[:, 0] / np.clip(nli[:, 0] + nli[:, 2], 1e-12, None)
     else:
         s = nli[:, 0]
@@ -297,16 +302,24 @@ def _json_object(doc: dict[str, Any] | None, key: str, path: Path, prefix: str =
 def decide(probs: np.ndarray, scheme: Scheme, threshold: float | None = None) -> list[str]:
     """Predicted classes of :func:`probabilities_for_scheme` rows.
 
-    3-class: the most probable class. 2-class: SUPPORTS iff p(SUPPORTS) >= ``threshold``
-    (``None``: 0.5, the most probable class).
+    3-class: the most probable class; with a ``threshold`` (the verifier's cut,
+    ``mode="ensemble"``), SUPPORTS iff p(SUPPORTS) reaches it, else the more probable of
+    REFUTES and NOT ENOUGH INFO (a tie: NOT ENOUGH INFO), as
+    :meth:`~verifier.verify.Verifier.decide` decides a status. 2-class: SUPPORTS iff
+    p(SUPPORTS) >= ``threshold`` (``None``: 0.5, the most probable class).
 
     Example:
         >>> decide(np.array([[0.4, 0.6], [0.7, 0.3]]), "supported-not", 0.35)
         ['SUPPORTS', 'SUPPORTS']
+        >>> decide(np.array([[0.42, 0.48, 0.1], [0.3, 0.35, 0.35]]), "3class", 0.42)
+        ['SUPPORTS', 'NOT ENOUGH INFO']
     """
     classes = CLASSES[scheme]
     probs = np.asarray(probs, dtype=np.float64)
     if scheme == "3class":
+        if threshold is not None:
+            return [classes[0] if p[0] >= threshold else classes[1] if p[1] > p[2]
+                    else classes[2] for p in probs]
         return [classes[int(k)] for k in probs.argmax(axis=1)]
     cut = 0.5 if threshold is None else threshold
     return [classes[0] if p >= cut else classes[1] for p in probs[:, 0]]
@@ -1328,14 +1341,22 @@ def _id_required(cfg: EvalConfig) -> bool:
 def resolve_threshold(cfg: EvalConfig) -> tuple[float | None, str]:
     """The run's p(SUPPORTS) cut and where it comes from.
 
-    3-class: ``None`` (argmax). Else ``cfg.threshold`` when given; in ``mode="nli"`` the cut
-    stored with the model (:func:`stored_threshold`: the preset's own, else the scheme's);
-    else 0.5.
+    ``mode="ensemble"``: ``cfg.threshold`` when given (2-class), else the shipped
+    meta-classifier's p(Supported) cut, in every scheme: the predictions are the statuses
+    :class:`~verifier.verify.Verifier` gives (balanced strictness). ``mode="nli"``, 3-class:
+    ``None`` (argmax). Else ``cfg.threshold`` when given; the cut stored with the model
+    (:func:`stored_threshold`: the preset's own, else the scheme's); else 0.5.
     """
-    if cfg.scheme == "3class":
-        return None, "argmax (3-class)"
     if cfg.threshold is not None:
         return cfg.threshold, "argument"
+    if cfg.mode == "ensemble":
+        from verifier.embedded import embedded_meta_path
+        from verifier.meta import StatusClassifier
+
+        cut = float(StatusClassifier.load(embedded_meta_path("ensemble")).support_threshold_)
+        return cut, "the meta-classifier's p(Supported) cut (models/meta/ensemble.json)"
+    if cfg.scheme == "3class":
+        return None, "argmax (3-class)"
     if cfg.mode == "nli":
         found = stored_threshold(cfg.model, cfg.scheme, cfg.preset)
         if found is not None:
@@ -1605,7 +1626,8 @@ def _run_chunks(cfg: EvalConfig, scorer: Any, state: dict[str, Any], state_path:
                 state["pairs_scored"] += len(good)
                 if good:
                     nli = np.stack([s[0] for _, s in good])
-                    probs = probabilities_for_scheme(nli, cfg.scheme)
+                    probs = probabilities_for_scheme(nli, cfg.scheme,
+                                                     statuses=cfg.mode == "ensemble")
                     decided = decide(probs, cfg.scheme, threshold)
                     for k, (((_, r, rid, gold), (nl, extra_row)), pr) in enumerate(
                             zip(good, probs, strict=True)):
