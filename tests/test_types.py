@@ -241,3 +241,29 @@ def test_passage_metadata_must_be_json_serialisable() -> None:
                                         r"JSON-serialisable, got date"):
         Passage("Berlin is in Germany.", "b", {"added": datetime.date(2024, 1, 1)})
     assert Passage("Berlin.", "b", {"n": 1, "tags": ["x"], "doc_span": (0, 7)}).metadata["n"] == 1
+
+
+def test_types_verdict_numbers_become_plain_json_floats() -> None:
+    # numpy numbers made to_dict() no JSON ("Object of type float32 is not JSON serializable")
+    probs = {"Supported": np.float32(0.75), "Contradictory": np.float64(0.25),
+             "Insufficient_Info": np.float32(0.0)}
+    v = ClaimVerdict(Claim("Paris is big."), Status.SUPPORTED, probs, (),
+                     {"nli.entailment": np.float32(0.5), "unc.tokens": np.int64(3),
+                      "align.cosine": math.nan})
+    assert all(type(x) is float for x in (*v.probabilities.values(), *v.scores.values()))
+    text = json.dumps(v.to_dict(), allow_nan=False)
+    back = ClaimVerdict.from_dict(json.loads(text))
+    assert back.probabilities == v.probabilities and back.scores["unc.tokens"] == 3.0
+    assert math.isnan(back.scores["align.cosine"])  # NaN: null, and NaN again
+    # an infinity has no JSON form (NaN already stands for "not computed"): refused
+    with pytest.raises(ValueError, match=r"scores\['x'\] must be finite \(nan when not "
+                                         r"computed\), got -inf"):
+        ClaimVerdict(Claim("x"), Status.SUPPORTED, scores={"x": -math.inf})
+
+
+def test_types_evidence_rank_takes_numpy_ints_as_python_ints() -> None:
+    ev = Evidence("A fact.", "d", rank=np.int64(1))
+    assert ev.rank == 1 and type(ev.rank) is int
+    assert Evidence.from_dict(json.loads(json.dumps(ev.to_dict()))) == ev
+    with pytest.raises(ValueError, match="rank must be an int >= 0 or None, got np.int64"):
+        Evidence("A fact.", "d", rank=np.int64(-1))

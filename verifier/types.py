@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field, fields
 from enum import Enum
 from typing import Any, TypeVar
 
-from verifier.checking import is_real
+from verifier.checking import is_int, is_real
 
 T = TypeVar("T")
 
@@ -215,9 +215,10 @@ class Evidence(_Serialisable):
         if not self.content.strip():
             raise ValueError(f"Evidence content must not be empty (source_id="
                              f"{self.source_id!r})")
-        if self.rank is not None and (not isinstance(self.rank, int)
-                                      or isinstance(self.rank, bool) or self.rank < 0):
-            raise ValueError(f"rank must be an int >= 0 or None, got {self.rank!r}")
+        if self.rank is not None:
+            if not is_int(self.rank) or self.rank < 0:  # numpy's ints too, as in ``span``
+                raise ValueError(f"rank must be an int >= 0 or None, got {self.rank!r}")
+            object.__setattr__(self, "rank", int(self.rank))
         span = _check_span("span", self.span)
         object.__setattr__(self, "span", span)
         if span != (0, 0) and span[1] - span[0] != len(self.content):
@@ -390,8 +391,11 @@ class ClaimVerdict(_Serialisable):
         claim: The claim.
         status: The final status.
         probabilities: Probability of each status, keyed by ``Status.value``; sums to 1.
+            Numbers are stored as plain Python floats (numpy's too).
         evidence: The evidence the decision rests on, best first.
-        scores: Per-detector scores by name (e.g. ``nli.entailment``).
+        scores: Per-detector scores by name (e.g. ``nli.entailment``), plain Python floats;
+            ``nan`` is a score not computed (``null`` in :meth:`to_dict`), and an infinity
+            is refused.
     """
 
     claim: Claim
@@ -417,6 +421,7 @@ class ClaimVerdict(_Serialisable):
         for k, p in self.probabilities.items():
             if not is_real(p) or not 0.0 <= p <= 1.0:
                 raise ValueError(f"probabilities[{k!r}] must be a number in [0, 1], got {p!r}")
+            self.probabilities[k] = float(p)  # a plain float (numpy's is no JSON)
         total = sum(self.probabilities.values())
         if self.probabilities and abs(total - 1.0) > 1e-3:
             raise ValueError(f"probabilities must sum to 1, got {total!r}: "
@@ -424,6 +429,10 @@ class ClaimVerdict(_Serialisable):
         for k, x in self.scores.items():
             if not is_real(x):
                 raise TypeError(f"scores[{k!r}] must be a number, got {x!r:.80}")
+            if math.isinf(x):  # NaN is "not computed" (null in JSON); an infinity is no JSON
+                raise ValueError(f"scores[{k!r}] must be finite (nan when not computed), "
+                                 f"got {x!r}")
+            self.scores[k] = float(x)
 
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-serialisable dict."""
