@@ -14,7 +14,9 @@ def test_types_round_trip_through_json() -> None:
     e = Evidence("Paris", "doc1", (0, 5), score=0.5, rank=0)
     c = Claim("Paris is in France.", (0, 19), ClaimType.FACT, True)
     g = Generation("Hi there", ("Hi", " there"), (-0.1, -0.2), ((0, 2), (2, 8)), "m")
-    v = ClaimVerdict(c, Status.SUPPORTED, {"Supported": 1.0}, (e,), {"nli.entailment": 0.9})
+    v = ClaimVerdict(c, Status.SUPPORTED, {"Supported": 0.9, "Contradictory": 0.0,
+                                           "Insufficient_Info": 0.1}, (e,),
+                     {"nli.entailment": 0.9})
     for obj in (p, e, c, g, v):
         again = type(obj).from_dict(json.loads(json.dumps(obj.to_dict())))
         assert again == obj
@@ -94,7 +96,7 @@ def test_verdict_rejects_bad_parts(kwargs, err, match) -> None:
 def test_verdict_and_claim_evidence_from_dict_reject_unknown_fields() -> None:
     from verifier.types import ClaimEvidence
 
-    v = ClaimVerdict(Claim("x"), Status.SUPPORTED, {"Supported": 1.0},
+    v = ClaimVerdict(Claim("x"), Status.SUPPORTED, {},
                      (Evidence("A fact.", "d"),))
     assert ClaimVerdict.from_dict(v.to_dict()) == v
     with pytest.raises(ValueError, match=r"unknown field\(s\) for ClaimVerdict: \['evidnce'\]"):
@@ -187,10 +189,11 @@ def test_evidence_score_must_be_a_number_not_a_str_or_bool(score) -> None:
 
 
 def test_verdict_copies_the_callers_dicts() -> None:
-    probs, scores = {"Supported": 0.9, "Insufficient_Info": 0.1}, {"nli.entailment": 0.9}
+    probs = {"Supported": 0.9, "Contradictory": 0.0, "Insufficient_Info": 0.1}
+    scores = {"nli.entailment": 0.9}
     v = ClaimVerdict(Claim("Paris is big."), Status.SUPPORTED, probs, (), scores)
     probs["Supported"], scores["nli.entailment"] = 7.0, -1.0
-    assert v.probabilities == {"Supported": 0.9, "Insufficient_Info": 0.1}
+    assert v.probabilities == {"Supported": 0.9, "Contradictory": 0.0, "Insufficient_Info": 0.1}
     assert v.scores == {"nli.entailment": 0.9}
     with pytest.raises(TypeError, match="probabilities must be a mapping, got list"):
         ClaimVerdict(Claim("x"), Status.SUPPORTED, [("Supported", 1.0)])  # type: ignore[arg-type]
@@ -206,7 +209,7 @@ def test_claim_verdict_checks_its_numbers_and_reads_back_what_it_writes() -> Non
     with pytest.raises(TypeError, match="evidence must be a sequence of Evidence, got NoneType"):
         ClaimVerdict(c, Status.SUPPORTED, {}, None)  # type: ignore[arg-type]
     # a score not computed (NaN) is written as null, and read back as NaN
-    v = ClaimVerdict(c, Status.SUPPORTED, {"Supported": 1.0}, (), {"a": math.nan, "b": 0.5})
+    v = ClaimVerdict(c, Status.SUPPORTED, {}, (), {"a": math.nan, "b": 0.5})
     text = json.dumps(v.to_dict(), allow_nan=False)
     back = ClaimVerdict.from_dict(json.loads(text))
     assert math.isnan(back.scores["a"]) and back.scores["b"] == 0.5
@@ -267,3 +270,15 @@ def test_types_evidence_rank_takes_numpy_ints_as_python_ints() -> None:
     assert Evidence.from_dict(json.loads(json.dumps(ev.to_dict()))) == ev
     with pytest.raises(ValueError, match="rank must be an int >= 0 or None, got np.int64"):
         Evidence("A fact.", "d", rank=np.int64(-1))
+
+
+@pytest.mark.parametrize("probs", [{"Supported": 1.0},
+                                   {"Supported": 0.5, "Insufficient_Info": 0.5}])
+def test_types_verdict_probabilities_give_all_three_statuses_or_none(probs) -> None:
+    # {"Supported": 1.0} was accepted, and Verifier.decide then failed with KeyError
+    with pytest.raises(ValueError, match=r"probabilities must give all three statuses "
+                                         r"\['Contradictory', 'Insufficient_Info', "
+                                         r"'Supported'\] \(or none: \{\}\), missing "
+                                         r"\['Contradictory'"):
+        ClaimVerdict(Claim("x"), Status.SUPPORTED, probs)
+    assert ClaimVerdict(Claim("x"), Status.SUPPORTED).probabilities == {}  # none given

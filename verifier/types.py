@@ -390,8 +390,10 @@ class ClaimVerdict(_Serialisable):
     Attributes:
         claim: The claim.
         status: The final status.
-        probabilities: Probability of each status, keyed by ``Status.value``; sums to 1.
-            Numbers are stored as plain Python floats (numpy's too).
+        probabilities: Probability of each of the three statuses, keyed by
+            ``Status.value``, each in [0, 1], summing to 1; or ``{}`` (the default) when
+            there are none (a verdict made by hand). Numbers are stored as plain Python
+            floats (numpy's too).
         evidence: The evidence the decision rests on, best first.
         scores: Per-detector scores by name (e.g. ``nli.entailment``), plain Python floats;
             ``nan`` is a score not computed (``null`` in :meth:`to_dict`), and an infinity
@@ -422,6 +424,11 @@ class ClaimVerdict(_Serialisable):
             if not is_real(p) or not 0.0 <= p <= 1.0:
                 raise ValueError(f"probabilities[{k!r}] must be a number in [0, 1], got {p!r}")
             self.probabilities[k] = float(p)  # a plain float (numpy's is no JSON)
+        missing = known - set(self.probabilities)
+        if self.probabilities and missing:  # {} is "no probabilities"
+            raise ValueError(f"probabilities must give all three statuses {sorted(known)} "
+                             f"(or none: {{}}), missing {sorted(missing)}: "
+                             f"{self.probabilities!r}")
         total = sum(self.probabilities.values())
         if self.probabilities and abs(total - 1.0) > 1e-3:
             raise ValueError(f"probabilities must sum to 1, got {total!r}: "
