@@ -282,3 +282,53 @@ def test_types_verdict_probabilities_give_all_three_statuses_or_none(probs) -> N
                                          r"\['Contradictory'"):
         ClaimVerdict(Claim("x"), Status.SUPPORTED, probs)
     assert ClaimVerdict(Claim("x"), Status.SUPPORTED).probabilities == {}  # none given
+
+
+@pytest.mark.parametrize(("make", "err", "match"), [
+    # a bare KeyError 'claim' before
+    (lambda: ClaimVerdict.from_dict({"status": "Supported"}), ValueError,
+     r"missing field\(s\) for ClaimVerdict: \['claim'\]"),
+    # "'supported' is not a valid Status" before: neither the field nor the allowed values
+    (lambda: ClaimVerdict.from_dict({"claim": {"text": "a"}, "status": "supported"}),
+     ValueError, r"status must be one of \['Supported', 'Contradictory', "
+                 r"'Insufficient_Info'\], got 'supported'"),
+    (lambda: ClaimVerdict.from_dict({"claim": {"span": [0, 1]}, "status": "Supported"}),
+     ValueError, r"claim: missing field\(s\) for Claim: \['text'\]"),
+    (lambda: ClaimVerdict.from_dict({"claim": {"text": "a"}, "status": "Supported",
+                                     "evidence": [{"content": "b", "source_id": "s"},
+                                                  {"content": "c"}]}),
+     ValueError, r"evidence\[1\]: missing field\(s\) for Evidence: \['source_id'\]"),
+    (lambda: ClaimVerdict.from_dict({"claim": {"text": "a"}, "status": "Supported",
+                                     "evidence": "b"}),
+     TypeError, "evidence must be a list, got str"),
+    (lambda: ClaimVerdict.from_dict(["claim"]), TypeError,
+     "ClaimVerdict data must be a mapping, got list"),
+    (lambda: Claim.from_dict({"text": "a", "type": "nonsense"}), ValueError,
+     r"type must be one of \['fact', 'date', .*'general_knowledge'\], got 'nonsense'"),
+    (lambda: Claim("a", type="Fact"), ValueError, r"type must be one of \['fact'"),
+    (lambda: Evidence.from_dict({"content": "abc"}), ValueError,
+     r"missing field\(s\) for Evidence: \['source_id'\]"),
+    (lambda: Passage.from_dict({"source_id": "s"}), ValueError,
+     r"missing field\(s\) for Passage: \['text'\]"),
+])
+def test_types_from_dict_errors_name_the_field_and_allowed_values(make, err, match) -> None:
+    with pytest.raises(err, match=match):
+        make()
+
+
+def test_types_report_from_dict_errors_name_the_verdict_and_field() -> None:
+    from verifier.verify import Report
+
+    with pytest.raises(ValueError, match=r"missing field\(s\) for Report: \['draft'\]"):
+        Report.from_dict({"verdicts": []})
+    bad = {"claim": {"text": "a"}, "status": "bad"}
+    good = {"claim": {"text": "a"}, "status": "Supported"}
+    with pytest.raises(ValueError, match=r"verdicts\[1\]: status must be one of "
+                                         r"\['Supported'.*got 'bad'"):
+        Report.from_dict({"draft": "a", "verdicts": [good, bad]})
+    with pytest.raises(ValueError, match=r"verdicts\[0\]: missing field\(s\) for "
+                                         r"ClaimVerdict: \['claim'\]"):
+        Report.from_dict({"draft": "a", "verdicts": [{"status": "Supported"}]})
+    with pytest.raises(TypeError, match="verdicts must be a list, got dict"):
+        Report.from_dict({"draft": "a", "verdicts": good})
+    assert Report.from_dict({"draft": "a", "verdicts": [good]}).verdicts[0].claim.text == "a"

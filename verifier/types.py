@@ -9,14 +9,16 @@ from __future__ import annotations
 import json
 import math
 import operator
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from enum import Enum
+from functools import partial
 from typing import Any, TypeVar
 
 from verifier.checking import is_int, is_real
 
 T = TypeVar("T")
+E = TypeVar("E", bound=Enum)
 
 Span = tuple[int, int]
 
@@ -115,11 +117,64 @@ def _scores_read(value: Any) -> Any:
     return {k: math.nan if v is None else v for k, v in value.items()}
 
 
-def _check_keys(cls: type, data: dict[str, Any]) -> None:
-    """Raise ``ValueError`` when ``data`` has keys that are not fields of ``cls``."""
+def _check_keys(cls: type, data: Any) -> None:
+    """Raise ``ValueError`` when ``data`` has keys that are not fields of ``cls``.
+
+    ``data`` that is not a mapping is a ``TypeError``.
+    """
+    if not isinstance(data, Mapping):
+        raise TypeError(f"{cls.__name__} data must be a mapping, got {type(data).__name__} "
+                        f"{data!r:.80}")
     unknown = set(data) - {f.name for f in fields(cls)}
     if unknown:
         raise ValueError(f"unknown field(s) for {cls.__name__}: {sorted(unknown)}")
+
+
+def _check_required(cls: type, data: Mapping[str, Any],
+                    names: Iterable[str] | None = None) -> None:
+    """Raise ``ValueError`` naming the fields of ``names`` that ``data`` lacks.
+
+    ``names``: by default, the fields of ``cls`` without a default value.
+    """
+    if names is None:
+        names = [f.name for f in fields(cls)
+                 if f.default is MISSING and f.default_factory is MISSING]
+    missing = [n for n in names if n not in data]
+    if missing:
+        raise ValueError(f"missing field(s) for {cls.__name__}: {missing}")
+
+
+def check_enum(name: str, kind: type[E], value: Any) -> E:
+    """``value`` as a member of the enum ``kind``.
+
+    Anything else is a ``ValueError`` naming ``name``, the allowed values and the value.
+
+    Example:
+        >>> check_enum("status", Status, "Supported")
+        <Status.SUPPORTED: 'Supported'>
+    """
+    try:
+        return kind(value)
+    except ValueError:
+        allowed = [m.value for m in kind]
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r:.80}") from None
+
+
+def _read_part(where: str, read: Callable[[], T]) -> T:
+    """``read()``; its ``TypeError``/``ValueError`` message is prefixed with ``where``."""
+    try:
+        return read()
+    except (TypeError, ValueError) as exc:
+        if type(exc) not in (TypeError, ValueError):
+            raise
+        raise type(exc)(f"{where}: {exc}") from exc
+
+
+def _read_list(where: str, value: Any, read: Callable[[Any], T]) -> tuple[T, ...]:
+    """Each item of the JSON list ``value`` read by ``read``; errors name ``where[i]``."""
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"{where} must be a list, got {type(value).__name__} {value!r:.80}")
+    return tuple(_read_part(f"{where}[{i}]", partial(read, x)) for i, x in enumerate(value))
 
 
 class _Serialisable:
@@ -137,8 +192,12 @@ class _Serialisable:
 
     @classmethod
     def from_dict(cls: type[T], data: dict[str, Any]) -> T:
-        """Build an instance from :meth:`to_dict` output; unknown keys are an error."""
+        """Build an instance from :meth:`to_dict` output; unknown keys are an error.
+
+        A missing field (one without a default) is a ``ValueError`` naming it.
+        """
         _check_keys(cls, data)
+        _check_required(cls, data)
         return cls(**data)
 
 
@@ -274,7 +333,7 @@ class Claim(_Serialisable):
         if not self.text.strip():
             raise ValueError("Claim text must not be empty")
         object.__setattr__(self, "span", _check_span("span", self.span))
-        object.__setattr__(self, "type", ClaimType(self.type))
+        object.__setattr__(self, "type", check_enum("type", ClaimType, self.type))
         if not isinstance(self.verifiable, bool):
             raise TypeError(f"verifiable must be a bool, got {self.verifiable!r}")
 
@@ -377,9 +436,10 @@ class ClaimEvidence(_Serialisable):
     def from_dict(cls, data: dict[str, Any]) -> ClaimEvidence:
         """Inverse of :meth:`to_dict`; unknown keys are an error."""
         _check_keys(cls, data)
+        _check_required(cls, data)
         return cls(
-            claim=Claim.from_dict(data["claim"]),
-            evidence=tuple(Evidence.from_dict(e) for e in data.get("evidence", [])),
+            claim=_read_part("claim", lambda: Claim.from_dict(data["claim"])),
+            evidence=_read_list("evidence", data.get("evidence", []), Evidence.from_dict),
         )
 
 
@@ -409,7 +469,7 @@ class ClaimVerdict(_Serialisable):
     def __post_init__(self) -> None:
         if not isinstance(self.claim, Claim):
             raise TypeError(f"claim must be a Claim, got {type(self.claim).__name__}")
-        object.__setattr__(self, "status", Status(self.status))
+        object.__setattr__(self, "status", check_enum("status", Status, self.status))
         object.__setattr__(self, "evidence", check_sequence_of("evidence", self.evidence,
                                                                Evidence))
         # copies: the caller's dicts changing must not change the (frozen) verdict
@@ -454,12 +514,17 @@ class ClaimVerdict(_Serialisable):
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ClaimVerdict:
-        """Inverse of :meth:`to_dict`; unknown keys are an error."""
+        """Inverse of :meth:`to_dict`; unknown keys are an error.
+
+        A missing ``claim`` or ``status``, or a bad value, is an error naming the field
+        (``claim: ...``, ``evidence[2]: ...``) and, for ``status``, the allowed values.
+        """
         _check_keys(cls, data)
+        _check_required(cls, data)
         return cls(
-            claim=Claim.from_dict(data["claim"]),
-            status=Status(data["status"]),
+            claim=_read_part("claim", lambda: Claim.from_dict(data["claim"])),
+            status=data["status"],
             probabilities=data.get("probabilities", {}),
-            evidence=tuple(Evidence.from_dict(e) for e in data.get("evidence", [])),
+            evidence=_read_list("evidence", data.get("evidence", []), Evidence.from_dict),
             scores=_scores_read(data.get("scores", {})),
         )

@@ -36,6 +36,8 @@ from verifier.types import (
     Passage,
     Status,
     _check_keys,
+    _check_required,
+    _read_list,
     check_sequence_of,
 )
 
@@ -86,12 +88,10 @@ class Report:
             raise ValueError(f"schema_version {version!r} is not this version's "
                              f"{REPORT_SCHEMA_VERSION!r}")
         _check_keys(cls, {k: v for k, v in data.items() if k != "schema_version"})
-        verdicts = data.get("verdicts", [])
-        if not isinstance(verdicts, (list, tuple)):
-            raise TypeError(f"verdicts must be a list, got {type(verdicts).__name__}")
-        draft: Any = data.get("draft")  # checked by __post_init__
-        return cls(draft, tuple(ClaimVerdict.from_dict(v) for v in verdicts),
-                   data.get("timings", {}))
+        _check_required(cls, data, ["draft"])
+        verdicts = _read_list("verdicts", data.get("verdicts", []), ClaimVerdict.from_dict)
+        draft: Any = data["draft"]  # checked by __post_init__
+        return cls(draft, verdicts, data.get("timings", {}))
 
     def counts(self) -> dict[str, int]:
         """How many claims got each status."""
