@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -377,3 +378,37 @@ def test_cuda_device_without_cuda_is_a_clear_error(monkeypatch) -> None:
     with pytest.raises(ValueError, match="device 'cuda:0' asked for, but this torch sees no CUDA"):
         resolve_device("cuda:0")
     assert resolve_device("cpu") == "cpu"
+
+
+@pytest.mark.parametrize("rel", ["abs", "./", "../", "parent"])
+def test_nli_missing_local_folder_says_no_such_folder(tmp_path: Path, monkeypatch,
+                                                      rel: str) -> None:
+    # the Hub's "Repo id must be in the form 'repo_name' or 'namespace/repo_name'" before
+    (tmp_path / "models").mkdir()
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    name = {"abs": str(tmp_path / "nonexistent" / "model"), "./": "./nli-model",
+            "../": "../models/nli-model", "parent": "../models/nli-model"}[rel]
+    if rel == "parent":  # no ./ prefix: its parent folder exists
+        monkeypatch.chdir(tmp_path)
+        name = "models/nli-model"
+    with pytest.raises(ModelLoadError, match=f"could not load the NLI model '{re.escape(name)}'"
+                                             f": no such folder: {re.escape(name)}$"):
+        NLIDetector(name).warm_up()
+    (tmp_path / "a-file").write_text("x")
+    with pytest.raises(ModelLoadError, match="not a folder: "):
+        NLIDetector(str(tmp_path / "a-file")).warm_up()
+
+
+def test_nli_local_model_path_expands_home_and_keeps_hub_ids(tmp_path: Path,
+                                                            monkeypatch) -> None:
+    from verifier.nli import local_model_path
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "nli").mkdir()
+    assert local_model_path("~/nli") == str(tmp_path / "nli")
+    with pytest.raises(ModelLoadError, match=f"no such folder: {re.escape(str(tmp_path))}/gone"):
+        local_model_path("~/gone")
+    monkeypatch.chdir(tmp_path)
+    assert local_model_path("cross-encoder/nli-deberta-v3-small") == \
+        "cross-encoder/nli-deberta-v3-small"

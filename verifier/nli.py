@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import logging
+import os
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -648,6 +649,40 @@ def _is_chunk_size(value: Any) -> bool:
     return is_int(value) and value >= MIN_EVIDENCE_TOKENS
 
 
+def local_model_path(name: str) -> str:
+    """``name`` to load a checkpoint from: a local folder (``~`` expanded) or a Hub id.
+
+    A name that looks like a local path (absolute, starting with ``./``, ``../`` or ``~``,
+    or whose parent folder exists) must be an existing folder: the Hub would only answer
+    that it is no valid repository id.
+
+    Raises:
+        ModelLoadError: It looks like a local path and is no folder; the message names it.
+
+    Example:
+        >>> local_model_path("cross-encoder/nli-deberta-v3-small")
+        'cross-encoder/nli-deberta-v3-small'
+        >>> local_model_path("/nonexistent/model")
+        Traceback (most recent call last):
+        ...
+        verifier.errors.ModelLoadError: could not load the NLI model '/nonexistent/model': \
+no such folder: /nonexistent/model
+    """
+    shown = os.path.expanduser(name)  # "./model" stays "./model" in the message
+    path = Path(shown)
+    looks_local = (path.is_absolute() or name in (".", "..", "~")
+                   or name.startswith(("./", "../", "~/", ".\\", "..\\", "~\\"))
+                   or path.exists()
+                   or (path.parent != Path(".") and path.parent.is_dir()))
+    if not looks_local:
+        return name
+    if not path.exists():
+        raise ModelLoadError(f"could not load the NLI model {name!r}: no such folder: {shown}")
+    if not path.is_dir():
+        raise ModelLoadError(f"could not load the NLI model {name!r}: not a folder: {shown}")
+    return shown
+
+
 @register("nli.hf.v1")
 class NLIDetector:
     """Cross-encoder NLI detector over (evidence, claim) pairs.
@@ -802,7 +837,8 @@ class NLIDetector:
         import torch
         from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
 
-        path = self.model_name_or_path or str(embedded_model_dir(DEFAULT_NLI_MODEL))
+        path = (local_model_path(self.model_name_or_path) if self.model_name_or_path
+                else str(embedded_model_dir(DEFAULT_NLI_MODEL)))
         device = resolve_device(self.device)
         dtype = resolve_dtype(self.dtype, device)
         remote = self.trust_remote_code
