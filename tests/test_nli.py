@@ -412,3 +412,20 @@ def test_nli_local_model_path_expands_home_and_keeps_hub_ids(tmp_path: Path,
     monkeypatch.chdir(tmp_path)
     assert local_model_path("cross-encoder/nli-deberta-v3-small") == \
         "cross-encoder/nli-deberta-v3-small"
+
+
+def test_mps_device_without_mps_is_a_clear_error(monkeypatch) -> None:
+    # torch's "PyTorch is not linked with support for mps devices" at predict time before
+    import torch
+
+    from verifier.embedded import resolve_device
+
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    for device in ("mps", "mps:0"):
+        with pytest.raises(ValueError, match=f"device '{device}' asked for, but this torch "
+                                             f"sees no MPS"):
+            resolve_device(device)
+        with pytest.raises(ValueError, match="sees no MPS"):
+            NLIDetector(device=device).warm_up()  # the first predict warms up
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
+    assert resolve_device("mps") == "mps"

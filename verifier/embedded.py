@@ -141,6 +141,10 @@ def resolve_device(device: str | None) -> str:
     if device.startswith("cuda") and not torch.cuda.is_available():
         raise ValueError(f"device {device!r} asked for, but this torch sees no CUDA device "
                          f"(torch {torch.__version__}); use device=None or 'cpu'")
+    mps = getattr(torch.backends, "mps", None)
+    if device.startswith("mps") and not (mps is not None and mps.is_available()):
+        raise ValueError(f"device {device!r} asked for, but this torch sees no MPS (Apple "
+                         f"GPU) device (torch {torch.__version__}); use device=None or 'cpu'")
     return device
 
 
