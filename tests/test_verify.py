@@ -88,6 +88,11 @@ def test_verify_pairs_and_errors() -> None:
      "top_k must be an int > 0, got 0"),
     (lambda v: v.verify("Paris is big.", evidence="x", question=123), TypeError,
      "question must be a str or None, got 123"),
+    # AttributeError "'object' object has no attribute 'retrieve'" before
+    (lambda v: v.verify("Paris is big.", retriever=object()), TypeError,
+     r"retriever must have a retrieve\(query, \*, top_k\) method, got <object object"),
+    (lambda v: v.verify("Paris is big.", retriever=type("R", (), {"retrieve": 3})()),
+     TypeError, "retriever must have a retrieve"),
 ])
 def test_verify_input_errors_name_the_parameter_and_value(call, exc, match) -> None:
     with pytest.raises(exc, match=match):

@@ -587,6 +587,9 @@ class Verifier:
                 raise TypeError(f"{name} must be a str or None, got {value!r:.80}")
         if (evidence is None) == (retriever is None):
             raise ValueError("give exactly one of evidence= or retriever=")
+        if retriever is not None and not callable(getattr(retriever, "retrieve", None)):
+            raise TypeError(f"retriever must have a retrieve(query, *, top_k) method, got "
+                            f"{retriever!r:.80}")
         # a str draft: teacher forcing and sampling need no log-probs
         generation = draft if isinstance(draft, Generation) else Generation(text)
         t: dict[str, float] = {}
