@@ -514,3 +514,26 @@ def test_long_passage_is_read_around_the_evidence_sentence() -> None:
         with pytest.raises(ValueError, match="context_chars must be an int > 0 or None, got"):
             Verifier(KeywordNLI(), meta=None, alignment_classifier=None,
                      context_chars=bad)  # type: ignore[arg-type]
+
+
+def test_verify_warns_once_when_log_probs_come_without_token_offsets(caplog) -> None:
+    # the claims' log-prob features were all NaN, silently
+    draft = "Paris is big. Rome is old."
+    tokens = ("Paris", " is", " big.", " Rome", " is", " old.")
+    lps = (-0.1, -0.2, -3.0, -0.5, -0.1, -0.2)
+    v = _verifier()
+    with caplog.at_level("WARNING", logger="verifier.verify"):
+        rep = v.verify(Generation(draft, tokens, lps), evidence=["Paris is big."])
+    warned = [r for r in caplog.records if "no token_offsets" in r.getMessage()]
+    assert len(warned) == 1  # once per call, not once per claim
+    assert "2 claim(s)" in warned[0].getMessage()
+    assert all("unc.mean_surprisal" not in x.scores for x in rep.verdicts)
+    caplog.clear()
+    offsets = ((0, 5), (5, 8), (8, 13), (13, 18), (18, 21), (21, 26))
+    with caplog.at_level("WARNING", logger="verifier.verify"):
+        rep = v.verify(Generation(draft, tokens, lps, offsets), evidence=["Paris is big."])
+    assert not [r for r in caplog.records if "no token_offsets" in r.getMessage()]
+    assert rep.verdicts[0].scores["unc.max_surprisal"] == 3.0
+    with caplog.at_level("WARNING", logger="verifier.verify"):
+        v.verify(Generation(draft), evidence=["Paris is big."])  # no log-probs: nothing lost
+    assert not [r for r in caplog.records if "no token_offsets" in r.getMessage()]

@@ -562,10 +562,12 @@ class Verifier:
         """Decompose ``draft``, find each claim's evidence, and decide a status per claim.
 
         Args:
-            draft: The answer to verify; a :class:`Generation` (with token log-probs) also
-                feeds the uncertainty detector. A str is a generation without log-probs:
-                with ``prompt``, an uncertainty detector with a generator scores its claims
-                by teacher forcing, as for a :class:`Generation`.
+            draft: The answer to verify; a :class:`Generation` (with token log-probs and
+                the token offsets that match them to the claims; log-probs without offsets
+                are unused, and a warning says so) also feeds the uncertainty detector. A
+                str is a generation without log-probs: with ``prompt``, an uncertainty
+                detector with a generator scores its claims by teacher forcing, as for a
+                :class:`Generation`.
             evidence: Passages to check against (``Evidence``, ``Passage`` or plain strings),
                 or one of them: a single string is one passage.
             retriever: Instead of ``evidence``: anything with ``retrieve(query, *, top_k)``;
@@ -676,6 +678,12 @@ class Verifier:
                          prompt: str | None) -> list[dict[str, float]]:
         if self.uncertainty is None or generation is None:
             return [{} for _ in paired]
+        if paired and generation.token_logprobs is not None and generation.token_offsets is None:
+            logger.warning("the draft's Generation has token_logprobs but no token_offsets: "
+                           "its log-probs cannot be matched to the %d claim(s) and are not "
+                           "used (their unc.* log-prob features are missing, NaN, unless "
+                           "the uncertainty detector teacher-forces them); give "
+                           "token_offsets", len(paired))
         return self.uncertainty.features(generation, [ce.claim for ce in paired],
                                          prompt=prompt)
 
@@ -696,7 +704,9 @@ class Verifier:
                 "It" is); the verdict still points at the sentence's span.
             timings: A dict to add per-detector seconds to (``nli``, ``alignment``,
                 ``uncertainty``, ``detectors`` for the three together, ``meta``).
-            generation: The draft with token log-probs, for the uncertainty detector.
+            generation: The draft with token log-probs, for the uncertainty detector; its
+                ``token_offsets`` tell which tokens are a claim's (without them a warning
+                says its log-probs go unused).
             prompt: The prompt that produced it.
         """
         def evidence_name(ci: int, j: int) -> str:
