@@ -537,3 +537,18 @@ def test_verify_warns_once_when_log_probs_come_without_token_offsets(caplog) -> 
     with caplog.at_level("WARNING", logger="verifier.verify"):
         v.verify(Generation(draft), evidence=["Paris is big."])  # no log-probs: nothing lost
     assert not [r for r in caplog.records if "no token_offsets" in r.getMessage()]
+
+
+def test_verify_status_may_differ_from_the_most_probable_one_by_design() -> None:
+    # documented (Verifier, ClaimVerdict): the shipped cut on p(Supported) is 0.42, so a
+    # balanced verdict can be Supported while p(Contradictory) is higher
+    p = {"Supported": 0.45, "Contradictory": 0.5, "Insufficient_Info": 0.05}
+    v = Verifier(KeywordNLI(), meta="embedded")
+    assert v.meta.support_threshold_ == pytest.approx(0.42)
+    assert v.decide(p) == Status.SUPPORTED
+    assert Verifier(KeywordNLI(), meta="embedded", strictness="lenient").decide(
+        {"Supported": 0.33, "Contradictory": 0.6, "Insufficient_Info": 0.07}) == Status.SUPPORTED
+    assert Verifier(KeywordNLI(), meta="embedded", strictness="strict").decide(p) == \
+        Status.CONTRADICTORY
+    # without a learned cut, balanced mode says the most probable status
+    assert _verifier().decide(p) == Status.CONTRADICTORY

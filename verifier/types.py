@@ -447,9 +447,19 @@ class ClaimEvidence(_Serialisable):
 class ClaimVerdict(_Serialisable):
     """The verifier's decision on one claim.
 
+    The status is decided from the probabilities, but it is not always the most probable
+    status: with the shipped meta-classifier a claim is ``Supported`` as soon as
+    p(Supported) reaches a cut learned on held-out folds (``support_threshold`` in
+    ``models/meta/ensemble.json``, 0.42 for the shipped one), even when p(Contradictory)
+    is higher, and the verifier's ``strictness`` moves that cut (``lenient`` 0.1 lower,
+    ``strict`` 0.2 higher); below it, the status is the more probable of
+    ``Contradictory`` and ``Insufficient_Info``. Rank or filter claims by
+    ``probabilities``; act on ``status``. See :meth:`~verifier.verify.Verifier.decide`.
+
     Attributes:
         claim: The claim.
-        status: The final status.
+        status: The final status (see above); ``Insufficient_Info``, with all probability
+            on it, for a claim that is not verifiable (an opinion).
         probabilities: Probability of each of the three statuses, keyed by
             ``Status.value``, each in [0, 1], summing to 1; or ``{}`` (the default) when
             there are none (a verdict made by hand). Numbers are stored as plain Python

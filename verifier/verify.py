@@ -374,8 +374,12 @@ class Verifier:
             ``None`` for the NLI threshold rule.
         alignment_classifier: The evidence-alignment classifier whose probabilities are
             reported as ``align.p_supported`` / ``align.p_contradictory`` (same choices).
-        strictness: How sure the meta-classifier must be to say ``Supported``
-            (see :data:`SUPPORT_SHIFT`, :data:`SUPPORT_MIN`).
+        strictness: How sure the meta-classifier must be to say ``Supported``. With a
+            learned cut ``t`` (the shipped classifier's ``support_threshold``, 0.42, chosen
+            on held-out folds to maximise the macro-F1 of supported vs the rest), the least
+            p(Supported) is ``t - 0.1`` (``lenient``), ``t`` (``balanced``) or ``t + 0.2``
+            (``strict``), kept within [0.05, 0.95] (:data:`SUPPORT_SHIFT`); without a
+            learned cut, see :data:`SUPPORT_MIN`.
         parallel: Run the detectors in threads side by side (``True``) or one after another
             (``False``). ``None`` (default): side by side when the NLI model runs on a GPU;
             on a CPU one after another, since torch already spreads each detector over every
@@ -393,6 +397,14 @@ class Verifier:
             the NLI model (:meth:`verify`, and :meth:`verify_claims` given ``passages``):
             the sentence and its neighbours, those before it first; ``None``: the whole
             passage, however long.
+
+    Status and probabilities: a verdict's ``status`` is decided from its
+    ``probabilities`` by :meth:`decide`, and need not be the most probable status: a claim
+    whose p(Supported) reaches the cut of ``strictness`` is ``Supported`` even when
+    p(Contradictory) is higher (in ``balanced`` mode with the shipped classifier, p(Supported)
+    0.45 and p(Contradictory) 0.50 give ``Supported``): the cut, chosen on held-out folds,
+    is the one that best separates supported claims from the rest. Use the probabilities
+    to rank claims, and ``strictness`` to ask for more certainty.
 
     Determinism: under the NLI detector's default ``auto`` dtype (bf16 where the hardware
     runs it natively) a verdict's probabilities and NLI features can differ in about the
@@ -540,7 +552,23 @@ class Verifier:
         return Status.INSUFFICIENT_INFO
 
     def decide(self, probabilities: dict[str, float]) -> Status:
-        """Status from meta-classifier probabilities, at this verifier's strictness."""
+        """Status from meta-classifier probabilities, at this verifier's strictness.
+
+        With a learned cut ``t`` (the classifier's ``support_threshold_``, 0.42 for the
+        shipped one): ``Supported`` when p(Supported) >= ``t`` + :data:`SUPPORT_SHIFT`
+        [strictness] (kept within [0.05, 0.95]), whatever the other two probabilities;
+        else ``Contradictory`` when p(Contradictory) > p(Insufficient_Info), else
+        ``Insufficient_Info``. Without a learned cut, ``Supported`` needs p(Supported) >=
+        :data:`SUPPORT_MIN` [strictness] (in ``balanced`` mode: the most probable status).
+        So the status can differ from the most probable status, by design.
+
+        Example:
+            >>> p = {"Supported": 0.45, "Contradictory": 0.5, "Insufficient_Info": 0.05}
+            >>> Verifier(meta="embedded").decide(p)  # the shipped cut: 0.42
+            <Status.SUPPORTED: 'Supported'>
+            >>> Verifier(meta="embedded", strictness="strict").decide(p)
+            <Status.CONTRADICTORY: 'Contradictory'>
+        """
         s = probabilities[Status.SUPPORTED.value]
         c = probabilities[Status.CONTRADICTORY.value]
         i = probabilities[Status.INSUFFICIENT_INFO.value]
