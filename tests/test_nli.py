@@ -389,9 +389,10 @@ def test_nli_missing_local_folder_says_no_such_folder(tmp_path: Path, monkeypatc
     monkeypatch.chdir(tmp_path / "work")
     name = {"abs": str(tmp_path / "nonexistent" / "model"), "./": "./nli-model",
             "../": "../models/nli-model", "parent": "../models/nli-model"}[rel]
-    if rel == "parent":  # no ./ prefix: its parent folder exists
+    if rel == "parent":  # no ./ prefix, three parts (no Hub id): its parent folder exists
+        (tmp_path / "models" / "nli").mkdir()
         monkeypatch.chdir(tmp_path)
-        name = "models/nli-model"
+        name = "models/nli/v2"
     with pytest.raises(ModelLoadError, match=f"could not load the NLI model '{re.escape(name)}'"
                                              f": no such folder: {re.escape(name)}$"):
         NLIDetector(name).warm_up()
@@ -410,6 +411,9 @@ def test_nli_local_model_path_expands_home_and_keeps_hub_ids(tmp_path: Path,
     with pytest.raises(ModelLoadError, match=f"no such folder: {re.escape(str(tmp_path))}/gone"):
         local_model_path("~/gone")
     monkeypatch.chdir(tmp_path)
+    assert local_model_path("cross-encoder/nli-deberta-v3-small") == \
+        "cross-encoder/nli-deberta-v3-small"
+    (tmp_path / "cross-encoder").mkdir()  # a folder named as the Hub id's org: still the Hub
     assert local_model_path("cross-encoder/nli-deberta-v3-small") == \
         "cross-encoder/nli-deberta-v3-small"
 

@@ -653,8 +653,9 @@ def local_model_path(name: str) -> str:
     """``name`` to load a checkpoint from: a local folder (``~`` expanded) or a Hub id.
 
     A name that looks like a local path (absolute, starting with ``./``, ``../`` or ``~``,
-    or whose parent folder exists) must be an existing folder: the Hub would only answer
-    that it is no valid repository id.
+    or of three or more parts whose parent folder exists: a Hub id is ``org/name``, which
+    is left to the Hub even when a folder ``org`` is here) must be an existing folder: the
+    Hub would only answer that it is no valid repository id.
 
     Raises:
         ModelLoadError: It looks like a local path and is no folder; the message names it.
@@ -673,7 +674,7 @@ no such folder: /nonexistent/model
     looks_local = (path.is_absolute() or name in (".", "..", "~")
                    or name.startswith(("./", "../", "~/", ".\\", "..\\", "~\\"))
                    or path.exists()
-                   or (path.parent != Path(".") and path.parent.is_dir()))
+                   or (len(path.parts) > 2 and path.parent.is_dir()))
     if not looks_local:
         return name
     if not path.exists():
