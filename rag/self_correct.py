@@ -12,8 +12,15 @@ verifies (grounding score), checks that the answer addresses the question, and r
 - grounded and useful -> finish, approved.
 
 When a bound is spent the best answer so far (a useful draft before a not useful one, then
-the better grounded) is returned, mitigated, with ``approved=False``. An approved answer is
-always the approved draft, with its own grounding score.
+the better grounded) is returned, mitigated, with ``approved=False``. A draft that was never
+verified against a passage (none was relevant, or the verifier failed every time) is
+mitigated with no evidence: its claims are hedged or dropped as the mitigator's strictness
+says, never returned as written. An approved answer is always the approved draft, with its
+own grounding score.
+
+A rewritten query is the generator's reply when it reads as a search query (one line, one
+sentence, at most :data:`MAX_QUERY_WORDS` words or twice the question's, and not a sentence
+of the draft); otherwise the question with the draft's first content words.
 An error inside a grader or the verifier counts as "not relevant" / "not grounded" /
 "not useful", is logged and is recorded in the trace; the loop never exceeds its bounds.
 """
@@ -32,7 +39,7 @@ from rag.generation import DEFAULT_INSTRUCTION, Generator, build_prompt
 from rag.pairing import check_min_score
 from rag.retrieval import tokenize
 from verifier.checking import is_int
-from verifier.types import Evidence
+from verifier.types import Claim, ClaimVerdict, Evidence, Status
 
 logger = logging.getLogger(__name__)
 
@@ -271,7 +278,8 @@ class SelfCorrectingPipeline:
                 # grounded, so look again with a rewritten query
                 rewrites += 1
                 feedback = []
-                query = self._rewrite(question, query, draft, statuses, errors)
+                query = self._rewrite(question, query, draft, statuses, errors,
+                                      no_passage=True)
                 decision, reason, retrieve = "rewrite", "no relevant passage; new query: " \
                     f"{query!r}", True
             elif not kept:  # no rewrite left: a draft from no passages cannot be grounded
@@ -297,13 +305,15 @@ class SelfCorrectingPipeline:
                               "reason": reason})
             if decision in ("approve", "stop"):
                 break
-        final = best[1] if best is not None else None
         approved = trace[-1].decision == "approve"
-        if final is None:  # the verifier failed every time: return the last draft, unapproved
-            text, score, sources = trace[-1].draft, 0.0, ()
-        else:
-            text, score = final.text, final.grounding_score
-            sources = tuple(r.source_id for r in final.references)
+        if best is not None:
+            final = best[1]
+        else:  # no draft was verified against a passage: the last useful one (else the last),
+            # mitigated with no evidence, never as written
+            final = self._mitigate_unverified(
+                next((t.draft for t in reversed(trace) if t.useful), trace[-1].draft))
+        text, score = final.text, final.grounding_score
+        sources = tuple(r.source_id for r in final.references)
         answer = Answer(question, text, score, sources, approved, tuple(trace))
         yield self._emit({"type": "answer", "answer": answer})
 
@@ -363,6 +373,23 @@ class SelfCorrectingPipeline:
             errors.append(f"verifier: {exc}")
             return None, [], None, []
 
+    def _mitigate_unverified(self, draft: str) -> Any:
+        """``draft`` mitigated with no evidence: every claim Insufficient_Info.
+
+        The verifier splits the draft into claims (with ``evidence=[]`` it finds none for
+        them); if it fails, the whole draft is one claim.
+        """
+        try:
+            verdicts = self.verifier.verify(draft, evidence=[]).verdicts
+        except Exception as exc:  # the draft is still not returned as written
+            logger.warning("verification of the unverified draft failed (%s): it is "
+                           "mitigated as one claim", exc)
+            verdicts = []
+        if not verdicts and draft.strip():
+            a, b = len(draft) - len(draft.lstrip()), len(draft.rstrip())
+            verdicts = [ClaimVerdict(Claim(draft[a:b], (a, b)), Status.INSUFFICIENT_INFO)]
+        return self.mitigator.mitigate(draft, verdicts)
+
     def _useful(self, question: str, draft: str, errors: list[str]) -> bool:
         try:
             return bool(self.usefulness_grader.grade(question, draft))
@@ -372,11 +399,16 @@ class SelfCorrectingPipeline:
             return False
 
     def _rewrite(self, question: str, query: str, draft: str, statuses: list[str],
-                 errors: list[str]) -> str:
-        prompt = (f"The answer below does not address the question. Write a better search "
-                  f"query for the question. Reply with the query only.\n\nQuestion: {question}"
-                  f"\nPrevious query: {query}\nAnswer: {draft}\nClaim statuses: "
-                  f"{', '.join(statuses) or 'none'}\n\nQuery:")
+                 errors: list[str], *, no_passage: bool = False) -> str:
+        if no_passage:  # the draft came from no passage: not shown, lest it be copied
+            prompt = (f"No relevant passage was found for the query below. Write a better "
+                      f"search query for the question. Reply with the query only.\n\n"
+                      f"Question: {question}\nPrevious query: {query}\n\nQuery:")
+        else:
+            prompt = (f"The answer below does not address the question. Write a better "
+                      f"search query for the question. Reply with the query only.\n\n"
+                      f"Question: {question}\nPrevious query: {query}\nAnswer: {draft}\n"
+                      f"Claim statuses: {', '.join(statuses) or 'none'}\n\nQuery:")
         try:
             text = self.generator.generate(prompt)[0].text.strip()
         except Exception as exc:  # the loop goes on with the old query; said and recorded
@@ -384,9 +416,42 @@ class SelfCorrectingPipeline:
             errors.append(f"query rewrite: {exc}")
             text = ""
         line = next((ln.strip(" \"'") for ln in text.splitlines() if ln.strip()), "")
+        if line and not _reads_as_query(line, question, draft):
+            logger.info("the generator's query rewrite is not a search query, not used: %r",
+                        line[:200])
+            line = ""
         if not line or line.lower() == query.lower():
             line = f"{question} {' '.join(tokenize(draft)[:5])}".strip()
         return line
+
+
+#: Words in a rewritten query, at most (or twice the question's words, if more).
+MAX_QUERY_WORDS = 16
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
+
+
+def _reads_as_query(line: str, question: str, draft: str) -> bool:
+    """True when a rewrite reads as a search query, not an answer.
+
+    One sentence, at most :data:`MAX_QUERY_WORDS` words (or twice the question's), and not a
+    sentence of the draft (a model asked for a query often repeats its answer).
+
+    Example:
+        >>> _reads_as_query("capital of France", "What is the capital?", "Paris.")
+        True
+        >>> _reads_as_query("Paris is big. It is old.", "Where is Paris?", "Paris.")
+        False
+        >>> _reads_as_query("Paris is big.", "Where is Paris?", "Paris is big. It is old.")
+        False
+    """
+    if len(_SENTENCE_END.split(line.strip())) > 1:
+        return False
+    if len(line.split()) > max(MAX_QUERY_WORDS, 2 * len(question.split())):
+        return False
+    norm = " ".join(line.split()).casefold()
+    return norm not in {" ".join(s.split()).casefold()
+                        for s in _SENTENCE_END.split(draft.strip())}
 
 
 #: Claims of the previous draft quoted in a regeneration prompt, at most.

@@ -245,3 +245,48 @@ def test_self_correct_failed_query_rewrite_is_logged_and_recorded(caplog) -> Non
     assert ans.trace[1].query.startswith(Q) and ans.trace[1].query != Q
     assert "query rewrite: backend down" in ans.trace[0].errors
     assert "query rewrite failed: backend down" in caplog.text
+
+
+def test_self_correct_unverified_draft_is_mitigated_not_returned_as_written() -> None:
+    # nothing relevant is ever retrieved: no draft can be verified against a passage, and
+    # the answer is the draft mitigated with no evidence (hedged, or dropped when strict)
+    class _ClaimsNoEvidence:
+        def verify(self, draft, *, evidence):
+            assert list(evidence) == []
+            return Report(draft, (ClaimVerdict(Claim(draft, (0, len(draft))),
+                                               Status.INSUFFICIENT_INFO),))
+
+    draft = "Michelangelo painted the Mona Lisa."
+    for ver, mit in ((_ClaimsNoEvidence(), Mitigator("balanced")),
+                     (ScriptedVerifier(fail=True), Mitigator("balanced"))):
+        ans = SelfCorrectingPipeline(
+            BM25Retriever().index(DOCS), ScriptedGenerator(draft), ver, mit,
+            relevance_grader=_Nothing(), usefulness_grader=Useful(True),
+            max_query_rewrites=1).run("Who painted the Mona Lisa?")
+        assert [t.decision for t in ans.trace] == ["rewrite", "stop"]
+        assert not ans.approved and ans.grounding_score == 0.0 and ans.sources == ()
+        assert ans.text != draft and "could not be verified" in ans.text
+    ans = SelfCorrectingPipeline(
+        BM25Retriever().index(DOCS), ScriptedGenerator(draft), _ClaimsNoEvidence(),
+        Mitigator("strict"), relevance_grader=_Nothing(), usefulness_grader=Useful(True),
+        max_query_rewrites=0).run("Who painted the Mona Lisa?")
+    assert "Michelangelo" not in ans.text and not ans.approved
+
+
+def test_self_correct_rewritten_query_is_a_query_not_an_answer() -> None:
+    # a small model asked for a query answers instead: that answer is not the next query
+    answer = ("The Mona Lisa is a masterpiece by Leonardo da Vinci. It was painted by "
+              "Michelangelo.")
+    gen = ScriptedGenerator("Leonardo painted it.", answer, "Leonardo painted it.",
+                            "Leonardo painted it.")
+    ans = _pipe(gen, relevance_grader=_Nothing(), max_query_rewrites=1).run(
+        "Who painted the Mona Lisa?")
+    assert ans.trace[1].query == "Who painted the Mona Lisa? leonardo painted"
+    # the prompt asking for it does not show the draft written from no passage
+    assert "No relevant passage was found" in gen.prompts[1]
+    assert "Leonardo painted it." not in gen.prompts[1]
+    # a repeated sentence of the draft is no query either
+    gen = ScriptedGenerator("Paris is the capital of France.", "Paris is the capital of France.",
+                            "Paris is the capital of France.")
+    ans = _pipe(gen, useful=Useful(False), max_query_rewrites=1).run(Q)
+    assert ans.trace[1].query == f"{Q} paris capital france"
