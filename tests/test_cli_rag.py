@@ -226,3 +226,31 @@ def test_verify_with_an_index_of_another_version_exits_2_naming_it(tmp_path, cap
                              | {"type": "retriever.hybrid.v1"}))
     assert main(["verify", "--index", str(folder), "--draft", "Paris is in France."]) == 2
     assert "manifest.json has no 'init_parameters'" in capsys.readouterr().err
+
+
+def test_ask_and_decompose_refuse_empty_text_naming_it(tmp_path, capsys, monkeypatch) -> None:
+    import io
+
+    (tmp_path / "empty.txt").write_text("")
+    (tmp_path / "blank.md").write_text(" \n\u200b\n")
+    index = str(tmp_path / "no-index")  # refused before the index is read
+    cases = [
+        (["ask", "", "--index", index], "", "question '': empty (give the question"),
+        (["ask", "  ", "--index", index, "--self-correct"], "", "question '  ': empty"),
+        (["ask", "q", "--index", index, "--draft", "-"], "", "--draft -: stdin holds no text"),
+        (["ask", "q", "--index", index, "--draft", "-"], " \n ", "--draft -: stdin holds no"),
+        (["ask", "q", "--index", index, "--draft", str(tmp_path / "empty.txt")], "",
+         f"--draft '{tmp_path / 'empty.txt'}': the file holds no text"),
+        (["ask", "q", "--index", index, "--draft", str(tmp_path / "blank.md")], "",
+         f"--draft '{tmp_path / 'blank.md'}': the file holds no text"),
+        (["decompose", ""], "", "TEXT '': empty (give the text to split, or - for stdin)"),
+        (["decompose", " \t"], "", "TEXT ' \\t': empty"),
+        (["decompose", "-"], "", "TEXT -: stdin holds no text"),
+        (["decompose", "-"], "\n\n", "TEXT -: stdin holds no text"),
+        (["verify", "--draft", "-", "--index", index], "", "--draft -: stdin holds no text"),
+    ]
+    for argv, stdin, message in cases:
+        monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+        assert main(argv) == 2, argv
+        captured = capsys.readouterr()
+        assert message in captured.err and captured.out == "", (argv, captured.err)

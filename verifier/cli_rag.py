@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from verifier.text import is_blank
 from verifier.types import Passage
 
 
@@ -111,13 +112,13 @@ def read_draft(value: str) -> str:
     would give a report about the path.
 
     Raises:
-        ValueError: The file or stdin is not UTF-8, the value names a folder, or a path-like
-            value names no file (the message names ``--draft`` and the value).
+        ValueError: The file or stdin is not UTF-8 or holds no text, the value names a folder,
+            or a path-like value names no file (the message names ``--draft`` and the value).
     """
     if value == "-":
-        return read_stdin("--draft")
+        return _not_blank("--draft -: stdin", read_stdin("--draft"))
     text_value("--draft", value)
-    if not value.strip():  # Path("") is the working folder
+    if is_blank(value):  # Path("") is the working folder
         raise ValueError(f"--draft {value!r}: empty (give the draft's file, - for stdin, or "
                          f"the draft text itself)")
     path = Path(value)
@@ -130,14 +131,29 @@ def read_draft(value: str) -> str:
                          f"- for stdin, or the draft text itself; documents go in --docs)")
     if is_file:
         try:
-            return path.read_text(encoding="utf-8-sig")  # without a byte-order mark
+            text = path.read_text(encoding="utf-8-sig")  # without a byte-order mark
         except UnicodeDecodeError as exc:
             raise ValueError(f"--draft {value!r}: the file is not UTF-8 text ({exc}); convert "
                              f"it, e.g. iconv -f latin1 -t utf-8") from exc
+        return _not_blank(f"--draft {value!r}: the file", text)
     if _LOOKS_LIKE_PATH.fullmatch(value.strip()):
         raise ValueError(f"--draft {value!r}: no such file (give an existing file, - for "
                          f"stdin, or the draft text itself)")
     return value
+
+
+def _not_blank(what: str, text: str) -> str:
+    """``text``, or an error saying that ``what`` holds no text (only whitespace or nothing).
+
+    Example:
+        >>> _not_blank("--draft -: stdin", " ")
+        Traceback (most recent call last):
+        ...
+        ValueError: --draft -: stdin holds no text
+    """
+    if is_blank(text):
+        raise ValueError(f"{what} holds no text")
+    return text
 
 
 def _print_result(res: Any, out: Any = sys.stdout) -> None:
@@ -172,14 +188,17 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     from rag.pipeline import RAGPipeline
     from rag.retrieval import HybridRetriever
 
+    text_value("question", args.question)
+    if is_blank(args.question):
+        raise ValueError(f"question {args.question!r}: empty (give the question to answer)")
     if args.self_correct and args.draft is not None:
         raise ValueError("--draft and --self-correct exclude each other: the self-correcting "
                          "loop writes its own drafts (verify a draft of yours with "
                          "`verifier verify`)")
+    draft = None if args.draft is None else read_draft(args.draft)  # before the index loads
     r = HybridRetriever.load(args.index, device=args.device)
     if args.self_correct:
         return _self_correct(args, r)
-    draft = None if args.draft is None else read_draft(args.draft)
     generator = None if draft is not None else HFGenerator(max_new_tokens=args.max_new_tokens,
                                                            device=args.device)
     pipe = RAGPipeline(r, generator, top_k=args.top_k,
@@ -258,7 +277,12 @@ def _self_correct(args: argparse.Namespace, retriever: Any) -> int:
 def _cmd_decompose(args: argparse.Namespace) -> int:
     from rag.decompose import SpacyDecomposer
 
-    text = read_stdin("TEXT") if args.text == "-" else text_value("TEXT", args.text)
+    if args.text == "-":
+        text = _not_blank("TEXT -: stdin", read_stdin("TEXT"))
+    elif is_blank(text_value("TEXT", args.text)):
+        raise ValueError(f"TEXT {args.text!r}: empty (give the text to split, or - for stdin)")
+    else:
+        text = args.text
     claims = SpacyDecomposer().decompose(text)
     if args.json:
         json.dump([c.to_dict() for c in claims], sys.stdout, indent=2, ensure_ascii=False)
@@ -278,9 +302,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         raise ValueError("give exactly one of --docs or --index")
     if args.out and not Path(args.out).resolve().parent.is_dir():  # before the work, not after
         raise ValueError(f"--out {args.out!r}: its folder does not exist")
-    draft = read_draft(args.draft)
-    if not draft.strip():
-        raise ValueError(f"the draft {args.draft!r} is empty")
+    draft = read_draft(args.draft)  # refuses one that holds no text
     if args.index is not None:
         retriever = HybridRetriever.load(args.index, device=args.device)
     else:
