@@ -15,6 +15,7 @@ import math
 import numbers
 import os
 import threading
+import time
 import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any, Protocol, runtime_checkable
@@ -466,7 +467,9 @@ class OpenAICompatibleGenerator:
         temperature: Sampling temperature (0: greedy).
         seed: Sent as ``seed`` when set (servers that support it sample reproducibly).
         system_prompt: Optional system message.
-        timeout: Seconds before the request fails.
+        timeout: Seconds the whole request may take (connecting, sending, and reading the
+            answer) before it fails with a ``ConnectionError``; a server that sends its answer
+            a byte at a time is cut off too.
         logprobs: Ask the server for per-token log-probs.
 
     Example:
@@ -502,7 +505,6 @@ class OpenAICompatibleGenerator:
                 "init_parameters": {k: getattr(self, k) for k in keys}}
 
     def _request(self, body: dict[str, Any]) -> dict[str, Any]:
-        import urllib.error
         import urllib.request
 
         url = f"{self.base_url}/chat/completions"
@@ -512,16 +514,27 @@ class OpenAICompatibleGenerator:
             headers["Authorization"] = f"Bearer {key}"
         req = urllib.request.Request(url, data=json.dumps(body).encode("utf-8"),
                                      headers=headers, method="POST")
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:  # noqa: S310
-                raw = resp.read()
-        except urllib.error.HTTPError as exc:
-            raise RuntimeError(f"generator server {url} answered {exc.code}: "
-                               f"{exc.read()[:300]!r}") from exc
-        except (urllib.error.URLError, TimeoutError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise ConnectionError(f"could not reach the generator server {url}: {reason}"
-                                  ) from exc
+        # urllib's timeout bounds each socket operation, not the request: the request runs in
+        # a worker thread that this one waits for until the deadline (the worker stops
+        # reading once it is past)
+        deadline = time.monotonic() + self.timeout
+        box: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                box["raw"] = self._fetch(req, url, deadline)
+            except Exception as exc:  # raised again in the caller's thread
+                box["error"] = exc
+
+        worker = threading.Thread(target=work, name="generator-request", daemon=True)
+        worker.start()
+        worker.join(self.timeout)
+        if worker.is_alive():
+            raise ConnectionError(f"the generator server {url} did not answer within "
+                                  f"timeout={self.timeout:g} s")
+        if "error" in box:
+            raise box["error"]
+        raw: bytes = box["raw"]
         try:
             data = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -532,14 +545,54 @@ class OpenAICompatibleGenerator:
                                f"{str(data)[:200]}")
         return data
 
+    def _fetch(self, req: Any, url: str, deadline: float) -> bytes:
+        """The answer's body; every failure a ``ConnectionError`` or ``RuntimeError``."""
+        import http.client
+        import urllib.error
+        import urllib.request
+
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:  # noqa: S310
+                chunks: list[bytes] = []
+                while chunk := resp.read1(65536):  # what has come, so the deadline is seen
+                    chunks.append(chunk)
+                    if time.monotonic() > deadline:
+                        raise TimeoutError("timed out")
+                raw = b"".join(chunks)
+                expected = resp.headers.get("Content-Length")
+                if expected is not None and expected.isdigit() and len(raw) < int(expected):
+                    raise RuntimeError(f"generator server {url} broke off its answer after "
+                                       f"{len(raw)} of {int(expected)} bytes")
+                return raw
+        except urllib.error.HTTPError as exc:
+            raise RuntimeError(f"generator server {url} answered {exc.code}: "
+                               f"{exc.read()[:300]!r}") from exc
+        except urllib.error.URLError as exc:
+            raise ConnectionError(f"could not reach the generator server {url}: {exc.reason}"
+                                  ) from exc
+        except TimeoutError as exc:
+            raise ConnectionError(f"the generator server {url} did not answer within "
+                                  f"timeout={self.timeout:g} s") from exc
+        except OSError as exc:  # the connection broke while the answer was read
+            raise ConnectionError(f"the connection to the generator server {url} broke: "
+                                  f"{exc}") from exc
+        except http.client.IncompleteRead as exc:
+            raise RuntimeError(f"generator server {url} broke off its answer: {exc!r}"
+                               ) from exc
+        except http.client.HTTPException as exc:  # not HTTP: a status line of garbage...
+            raise RuntimeError(f"generator server {url} did not answer HTTP: "
+                               f"{type(exc).__name__}: {str(exc).strip()[:200]!r}") from exc
+
     def generate(self, prompt: str, *, n: int = 1) -> list[Generation]:
         """POST ``/chat/completions`` and parse choices (with log-probs when returned).
 
         Token offsets are filled when the returned tokens concatenate to the text.
 
         Raises:
-            ConnectionError: The server cannot be reached.
-            RuntimeError: The server answered an error or an unexpected body.
+            ConnectionError: The server cannot be reached, or does not answer within
+                ``timeout`` seconds.
+            RuntimeError: The server answered an error or an unexpected body (the message
+                names the server and the part of the answer that is wrong).
         """
         _check_generate_args(prompt, n)
         messages = [{"role": "system", "content": self.system_prompt}] if self.system_prompt \
@@ -552,25 +605,69 @@ class OpenAICompatibleGenerator:
         if self.seed is not None:
             body["seed"] = self.seed
         data = self._request(body)
-        results = []
-        for ch in data["choices"]:
-            text = ((ch.get("message") or {}).get("content")) or ""
-            content = ((ch.get("logprobs") or {}).get("content")) or None
-            if not content:
-                results.append(Generation(text, model=self.model))
-                continue
-            tokens = tuple(str(c["token"]) for c in content)
-            lps = tuple(float(c["logprob"]) for c in content)
-            offs, pos = [], 0
-            for t in tokens:
-                offs.append((pos, pos + len(t)))
-                pos += len(t)
-            joined = "".join(tokens) == text
-            results.append(Generation(text, tokens, lps, tuple(offs) if joined else None,
-                                      self.model))
+        url = f"{self.base_url}/chat/completions"
+        results = [self._parse_choice(f"generator server {url} answered choices[{i}]", ch)
+                   for i, ch in enumerate(data["choices"])]
         if len(results) != n:
-            raise RuntimeError(f"generator server returned {len(results)} choices, asked for {n}")
+            raise RuntimeError(f"generator server {url} returned {len(results)} choices, "
+                               f"asked for {n}")
         return results
+
+    def _parse_choice(self, where: str, ch: Any) -> Generation:
+        """One choice of the answer; ``where`` names it in errors."""
+        def wrong(part: str, value: Any, what: str) -> RuntimeError:
+            return RuntimeError(f"{where}{part} {what}, got {value!r:.120}")
+
+        if not isinstance(ch, dict):
+            raise wrong("", ch, "is not an object")
+        message = ch.get("message") or {}
+        if not isinstance(message, dict):
+            raise wrong(".message", message, "is not an object")
+        text = message.get("content") or ""
+        if not isinstance(text, str):
+            raise wrong(".message.content", text, "is not a string")
+        logprobs = ch.get("logprobs") or {}
+        if not isinstance(logprobs, dict):
+            raise wrong(".logprobs", logprobs, "is not an object")
+        content = logprobs.get("content") or []
+        if not isinstance(content, list):
+            raise wrong(".logprobs.content", content, "is not a list")
+        if not content:
+            return Generation(text, model=self.model)
+        tokens, lps = [], []
+        for k, item in enumerate(content):
+            part = f".logprobs.content[{k}]"
+            if not isinstance(item, dict) or not isinstance(item.get("token"), str):
+                raise wrong(part, item, "has no 'token' string")
+            lp: Any = item.get("logprob")
+            if not _finite_number(lp) or lp > LOGPROB_TOLERANCE:
+                raise wrong(f"{part}.logprob", lp, "is not a finite log-probability (<= 0)")
+            tokens.append(item["token"])
+            lps.append(float(lp))
+        return Generation(text, tuple(tokens), tuple(lps), joined_offsets(text, tokens),
+                          self.model)
+
+
+def joined_offsets(text: str, tokens: Sequence[str]) -> tuple[tuple[int, int], ...] | None:
+    """Each token's ``(start, end)`` in ``text`` when the tokens join to exactly ``text``.
+
+    Returns:
+        One span per token, or ``None`` when ``"".join(tokens) != text`` (the tokens cannot
+        be placed).
+
+    Example:
+        >>> joined_offsets("Paris is", ["Paris", " is"])
+        ((0, 5), (5, 8))
+        >>> joined_offsets("Paris is", ["Paris", "is"]) is None
+        True
+    """
+    if "".join(tokens) != text:
+        return None
+    offs, pos = [], 0
+    for t in tokens:
+        offs.append((pos, pos + len(t)))
+        pos += len(t)
+    return tuple(offs)
 
 
 @register("generator.static.v1")

@@ -361,3 +361,98 @@ def test_generation_gguf_reader_is_shared_within_a_load(tmp_path) -> None:
         assert gguf.get_tensor_name_map(arch, 1) is gguf.get_tensor_name_map(arch, 1)
     assert gguf.GGUFReader is original and gguf.get_tensor_name_map is original_map
     assert gguf.GGUFReader(path) is not a
+
+
+def _raw_server(mode: str) -> HTTPServer:
+    """A server that answers ``mode``'s way: slow, broken or malformed."""
+    import time
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802
+            self.rfile.read(int(self.headers["Content-Length"]))
+            try:
+                if mode == "trickle":  # a byte at a time: each read is quick, the whole slow
+                    self.send_response(200)
+                    self.send_header("Content-Length", "1000")
+                    self.end_headers()
+                    for _ in range(30):
+                        self.wfile.write(b" ")
+                        self.wfile.flush()
+                        time.sleep(0.1)
+                elif mode == "truncated":
+                    self.send_response(200)
+                    self.send_header("Content-Length", "1000")
+                    self.end_headers()
+                    self.wfile.write(b'{"choices": [')
+                    self.close_connection = True
+                elif mode == "garbage":
+                    self.wfile.write(b"GARBAGE\r\n\r\n")
+                    self.close_connection = True
+                else:
+                    data = mode.encode()
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+            except OSError:  # the client gave up
+                pass
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def _choice(logprobs_content) -> str:
+    return json.dumps({"choices": [{"message": {"content": "Hi"},
+                                    "logprobs": {"content": logprobs_content}}]})
+
+
+@pytest.mark.parametrize(("mode", "error", "match"), [
+    ("truncated", RuntimeError, "broke off its answer after 13 of 1000 bytes"),
+    ("garbage", RuntimeError, "did not answer HTTP: BadStatusLine: 'GARBAGE'"),
+    ('{"choices": ["Hi"]}', RuntimeError, r"answered choices\[0\] is not an object, got 'Hi'"),
+    ('{"choices": [{"message": "Hi"}]}', RuntimeError,
+     r"choices\[0\]\.message is not an object, got 'Hi'"),
+    ('{"choices": [{"message": {"content": 7}}]}', RuntimeError,
+     r"choices\[0\]\.message\.content is not a string, got 7"),
+    (_choice([{"tok": "Hi", "logprob": -0.1}]), RuntimeError,
+     r"choices\[0\]\.logprobs\.content\[0\] has no 'token' string"),
+    (_choice([{"token": "Hi", "logprob": None}]), RuntimeError,
+     r"choices\[0\]\.logprobs\.content\[0\]\.logprob is not a finite log-probability "
+     r"\(<= 0\), got None"),
+    ('{"choices": [{"message": {"content": "Hi"}, "logprobs": {"content": [{"token": "Hi", '
+     '"logprob": -Infinity}]}}]}', RuntimeError,
+     r"content\[0\]\.logprob is not a finite log-probability \(<= 0\), got -inf"),
+    (_choice("Hi"), RuntimeError, r"choices\[0\]\.logprobs\.content is not a list"),
+])
+def test_generation_openai_malformed_answers_name_the_server(mode, error, match) -> None:
+    server = _raw_server(mode)
+    url = f"http://127.0.0.1:{server.server_port}/v1"
+    try:
+        gen = OpenAICompatibleGenerator("m", base_url=url, timeout=5)
+        with pytest.raises(error, match=match) as info:
+            gen.generate("hello")
+        assert f"{url}/chat/completions" in str(info.value)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_generation_openai_timeout_is_for_the_whole_request() -> None:
+    import time
+
+    # each byte comes well within the timeout; the whole answer would take 3 s
+    server = _raw_server("trickle")
+    try:
+        gen = OpenAICompatibleGenerator(
+            "m", base_url=f"http://127.0.0.1:{server.server_port}/v1", timeout=0.8)
+        t0 = time.monotonic()
+        with pytest.raises(ConnectionError, match=r"did not answer within timeout=0\.8 s"):
+            gen.generate("hello")
+        assert time.monotonic() - t0 < 2.0
+    finally:
+        server.shutdown()
+        server.server_close()
