@@ -160,3 +160,20 @@ def test_uncertainty_names_nli_probs_of_the_wrong_shape() -> None:
     assert UncertaintyDetector(samples=np.int64(0)).samples == 0
     with pytest.raises(ValueError, match="samples must be an int >= 0, got True"):
         UncertaintyDetector(samples=True)
+
+
+def test_uncertainty_refuses_self_consistency_from_a_greedy_generator() -> None:
+    from rag.generation import HFGenerator, OpenAICompatibleGenerator
+
+    class NLI:
+        def predict(self, pairs):
+            return np.ones((len(pairs), 3)) / 3
+
+    for gen in (HFGenerator(), OpenAICompatibleGenerator("m")):  # both greedy by default
+        with pytest.raises(ValueError, match=r"self-consistency \(samples=3\) needs a "
+                                             r"generator that samples, got \w+Generator with "
+                                             r"temperature=0"):
+            UncertaintyDetector(gen, NLI(), samples=3)
+    assert UncertaintyDetector(HFGenerator(temperature=0.7), NLI(), samples=3).samples == 3
+    assert UncertaintyDetector(HFGenerator(), NLI(), samples=0).samples == 0
+

@@ -86,8 +86,10 @@ class UncertaintyDetector:
             used when the draft came without log-probs) and ``generate(prompt, n=...)``
             (self-consistency samples); ``None`` turns both off.
         nli: An NLI detector, needed for self-consistency.
-        samples: Extra drafts sampled for self-consistency (0 turns it off). Empty samples
-            are left out; with none left, ``unc.self_consistency`` is ``NaN``.
+        samples: Extra drafts sampled for self-consistency (0 turns it off); the generator
+            must sample (a ``temperature`` of 0 is greedy: every sample would be the same
+            draft, an error). Empty samples are left out; with none left,
+            ``unc.self_consistency`` is ``NaN``.
         teacher_forcing: Score the draft by teacher forcing when it has no log-probs: the
             whole draft once after the prompt, each claim reading its own tokens in context
             (as the draft's own log-probs are read); each claim's text alone when the
@@ -108,6 +110,13 @@ class UncertaintyDetector:
         samples = int(samples)
         if samples and (generator is None or nli is None):
             raise ValueError("self-consistency (samples > 0) needs a generator and an nli")
+        temperature = getattr(generator, "temperature", None)
+        if samples and temperature is not None and temperature == 0:
+            raise ValueError(
+                f"self-consistency (samples={samples}) needs a generator that samples, got "
+                f"{type(generator).__name__} with temperature=0 (greedy: every sample would "
+                f"be the same draft and self-consistency always 1.0); give it a temperature "
+                f"> 0, e.g. 0.7, or samples=0")
         self.generator, self.nli = generator, nli
         self.samples, self.teacher_forcing = samples, teacher_forcing
 
