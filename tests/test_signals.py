@@ -177,3 +177,14 @@ def test_uncertainty_refuses_self_consistency_from_a_greedy_generator() -> None:
     assert UncertaintyDetector(HFGenerator(temperature=0.7), NLI(), samples=3).samples == 3
     assert UncertaintyDetector(HFGenerator(), NLI(), samples=0).samples == 0
 
+
+def test_uncertainty_generator_without_score_gives_nan_not_an_error(
+        caplog: pytest.LogCaptureFixture) -> None:
+    from rag.generation import OpenAICompatibleGenerator
+
+    with caplog.at_level("WARNING", logger="verifier.uncertainty"):
+        det = UncertaintyDetector(OpenAICompatibleGenerator("m", base_url="http://127.0.0.1:1"))
+    assert "has no score(): no teacher forcing" in caplog.text
+    f = det.features(Generation("Paris is big."), [Claim("Paris is big.", (0, 13))],
+                     prompt="Where is Paris?")
+    assert math.isnan(f[0]["unc.mean_surprisal"]) and math.isnan(f[0]["unc.tokens"])

@@ -3,8 +3,8 @@
 From the generator's token log-probs, from teacher forcing, from self-consistency across
 sampled drafts (SelfCheckGPT-style), and from the NLI distribution itself.
 
-Every part can be turned off; a signal that cannot be computed (no log-probs, no generator)
-is ``NaN``, never an error.
+Every part can be turned off; a signal that cannot be computed (no log-probs, no generator,
+a generator without ``score`` for teacher forcing) is ``NaN``, never an error.
 """
 
 from __future__ import annotations
@@ -84,7 +84,9 @@ class UncertaintyDetector:
     Args:
         generator: A local generator with ``score(prompt, continuation)`` (teacher forcing,
             used when the draft came without log-probs) and ``generate(prompt, n=...)``
-            (self-consistency samples); ``None`` turns both off.
+            (self-consistency samples); ``None`` turns both off. A generator without
+            ``score`` (an OpenAI-compatible server) gives no teacher forcing: a warning says
+            so once, and the log-prob features of a draft without log-probs are ``NaN``.
         nli: An NLI detector, needed for self-consistency.
         samples: Extra drafts sampled for self-consistency (0 turns it off); the generator
             must sample (a ``temperature`` of 0 is greedy: every sample would be the same
@@ -117,6 +119,11 @@ class UncertaintyDetector:
                 f"{type(generator).__name__} with temperature=0 (greedy: every sample would "
                 f"be the same draft and self-consistency always 1.0); give it a temperature "
                 f"> 0, e.g. 0.7, or samples=0")
+        self._can_score = callable(getattr(generator, "score", None))
+        if generator is not None and teacher_forcing and not self._can_score:
+            logger.warning("the generator %s has no score(): no teacher forcing, so a draft "
+                           "without log-probs gets no log-prob features (NaN)",
+                           type(generator).__name__)
         self.generator, self.nli = generator, nli
         self.samples, self.teacher_forcing = samples, teacher_forcing
 
@@ -135,7 +142,7 @@ class UncertaintyDetector:
             if nli_probs.shape != (len(claims), 3):
                 raise ValueError(f"nli_probs must have shape ({len(claims)}, 3), one row per "
                                  f"claim, got {nli_probs.shape}")
-        force = self.teacher_forcing and self.generator is not None and bool(prompt)
+        force = self.teacher_forcing and self._can_score and bool(prompt)
         forced = None  # the draft teacher-forced, when it came without log-probs
         if force and claims and draft.token_logprobs is None and not is_blank(draft.text):
             scored = self.generator.score(prompt, draft.text)
