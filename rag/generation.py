@@ -678,7 +678,11 @@ class StaticGenerator:
         text: The draft.
         token_logprobs: Per-token log-probabilities of the draft, if known.
         tokens: The tokens ``token_logprobs`` refer to (same length), if known.
-        token_offsets: ``(start, end)`` of each token in ``text``, if known.
+        token_offsets: ``(start, end)`` of each token in ``text``, if known; without them,
+            tokens that join to exactly ``text`` are placed one after another (as for an
+            OpenAI-compatible server). Log-probs that cannot be placed (no tokens, or tokens
+            that do not join to the text) are kept but a claim cannot read them: a warning
+            says so.
         model: Name of the model that wrote the draft, if known.
 
     Example:
@@ -701,6 +705,14 @@ class StaticGenerator:
         if token_offsets is not None and any(
                 not (0 <= a <= b <= len(text)) for a, b in token_offsets):
             raise ValueError(f"token_offsets must lie within the text (length {len(text)})")
+        if token_offsets is None and tokens is not None and not isinstance(tokens, str) \
+                and all(isinstance(t, str) for t in tokens):
+            token_offsets = joined_offsets(text, list(tokens))
+        if token_logprobs is not None and token_offsets is None:
+            logger.warning("StaticGenerator: the token_logprobs cannot be placed in the text "
+                           "(%s), so no claim reads them; give token_offsets, or tokens that "
+                           "join to exactly the text",
+                           "no tokens" if tokens is None else "the tokens do not join to it")
         self.generation = Generation(
             text,
             tuple(tokens) if tokens is not None else None,

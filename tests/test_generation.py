@@ -456,3 +456,27 @@ def test_generation_openai_timeout_is_for_the_whole_request() -> None:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_generation_static_places_tokens_that_join_to_the_text(caplog) -> None:
+    from verifier.types import Claim
+    from verifier.uncertainty import UncertaintyDetector
+
+    g = StaticGenerator("Paris is big.", [-0.1, -0.2, -3.0],
+                        tokens=["Paris", " is", " big."]).generate("p")[0]
+    assert g.token_offsets == ((0, 5), (5, 8), (8, 13))  # as from an OpenAI-compatible server
+    f = UncertaintyDetector().features(g, [Claim("Paris is big.", (0, 13))])[0]
+    assert f["unc.max_surprisal"] == 3.0 and f["unc.tokens"] == 3.0
+    # log-probs that cannot be placed: kept, and said
+    for kwargs, why in (({}, "no tokens"),
+                        ({"tokens": ["Paris", "is", "big."]}, "the tokens do not join to it")):
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="rag.generation"):
+            g = StaticGenerator("Paris is big.", [-0.1, -0.2, -3.0], **kwargs).generate("p")[0]
+        assert g.token_offsets is None and g.token_logprobs == (-0.1, -0.2, -3.0)
+        assert f"token_logprobs cannot be placed in the text ({why})" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="rag.generation"):
+        StaticGenerator("Paris is big.", [-0.1], token_offsets=[(0, 13)])
+        StaticGenerator("Paris is big.")
+    assert caplog.text == ""
