@@ -241,7 +241,7 @@ class HFGenerator:
         max_new_tokens: Generation length limit.
         temperature: 0 is greedy; > 0 samples.
         top_p: Nucleus sampling mass when sampling.
-        seed: Seed for sampling (``None``: not seeded).
+        seed: Seed for sampling (``None``: not seeded); an int from -2**63 to 2**64 - 1.
         system_prompt: Optional system message for chat models.
         use_chat_template: Wrap the prompt in the tokenizer's chat template when it has one.
         trust_remote_code: Allow model-repository code (off by default).
@@ -271,6 +271,9 @@ class HFGenerator:
         stop: Sequence[str] | None = None,
     ) -> None:
         seed = _check_sampling(max_new_tokens, temperature, seed)
+        if seed is not None and not -(2**63) <= seed < 2**64:  # torch.manual_seed's range
+            raise ValueError(f"seed must be an int from -2**63 to 2**64 - 1 (torch's range), "
+                             f"got {seed!r}")
         if not _finite_number(top_p) or not 0 < top_p <= 1:
             raise ValueError(f"top_p must be a number in (0, 1], got {top_p!r}")
         self.model_name_or_path = model_name_or_path

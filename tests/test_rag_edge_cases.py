@@ -117,6 +117,11 @@ def test_generation_token_offsets_with_the_embedded_smollm2_tokenizer() -> None:
     ({"top_p": float("nan")}, "top_p must be a number in \\(0, 1\\], got nan"),
     ({"seed": "abc"}, "seed must be an int or None, got 'abc'"),
     ({"seed": 1.5}, "seed must be an int or None, got 1.5"),
+    # torch.manual_seed's range: beyond it, generate() failed with "Overflow when unpacking"
+    ({"seed": 2**64, "temperature": 0.7},
+     r"seed must be an int from -2\*\*63 to 2\*\*64 - 1 \(torch's range\), got "
+     r"18446744073709551616"),
+    ({"seed": -(2**63) - 1}, "seed must be an int from -2"),
 ])
 def test_generation_hf_rejects_bad_settings(kwargs, match) -> None:
     with pytest.raises(ValueError, match=match):
@@ -126,6 +131,7 @@ def test_generation_hf_rejects_bad_settings(kwargs, match) -> None:
 def test_generation_hf_accepts_numpy_numbers() -> None:
     g = HFGenerator(temperature=np.float32(0.5), top_p=np.float64(0.9), seed=np.int64(3))
     assert g.seed == 3 and type(g.seed) is int and g.top_p == pytest.approx(0.9)
+    assert HFGenerator(seed=2**64 - 1).seed == 2**64 - 1 and HFGenerator(seed=-1).seed == -1
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [
