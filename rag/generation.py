@@ -352,6 +352,28 @@ class HFGenerator:
         ids.update(eos if isinstance(eos, (list, tuple)) else [eos])
         return {int(i) for i in ids if i is not None}
 
+    def _context_limit(self) -> int | None:
+        """Tokens the model reads at most (prompt and continuation), if its config says."""
+        cfg = getattr(self._model, "config", None)
+        for key in ("max_position_embeddings", "n_positions", "max_sequence_length"):
+            value = getattr(cfg, key, None)
+            if is_int(value) and value > 0:
+                return int(value)
+        return None
+
+    def _check_context(self, prompt_tokens: int, more: int, what: str, fix: str) -> None:
+        """A prompt that leaves no room for ``more`` tokens is an error, before the model runs.
+
+        Past its context a model reads positions it never learned: it runs for long and
+        writes garbage.
+        """
+        limit = self._context_limit()
+        if limit is not None and prompt_tokens + more > limit:
+            raise ValueError(
+                f"the prompt is {prompt_tokens:,} tokens; with {what} that is "
+                f"{prompt_tokens + more:,}, over the context of {self.name} ({limit:,} "
+                f"tokens): {fix}")
+
     def _encode_prompt(self, prompt: str) -> Any:
         tok = self._tokenizer
         if self.use_chat_template and getattr(tok, "chat_template", None):
@@ -378,6 +400,10 @@ class HFGenerator:
             ``n`` :class:`Generation` objects; ``tokens``, ``token_logprobs`` and
             ``token_offsets`` (spans into ``text``) are aligned and end before the EOS token;
             a special token inside a draft (rare) is an empty token.
+
+        Raises:
+            ValueError: The prompt's tokens and ``max_new_tokens`` are more than the model's
+                context (``max_position_embeddings``); nothing is generated.
         """
         import torch
 
@@ -386,6 +412,10 @@ class HFGenerator:
         tok, model = self._tokenizer, self._model
         enc = self._encode_prompt(prompt)
         prompt_len = enc["input_ids"].shape[1]
+        self._check_context(prompt_len, self.max_new_tokens,
+                            f"max_new_tokens={self.max_new_tokens}",
+                            "shorten the prompt (fewer or shorter passages) or lower "
+                            "max_new_tokens")
         sample = self.temperature > 0
         gen_kwargs: dict[str, Any] = {
             "max_new_tokens": self.max_new_tokens,
@@ -442,6 +472,9 @@ class HFGenerator:
         tok, model = self._tokenizer, self._model
         enc = self._encode_prompt(prompt)
         cont = tok(continuation, add_special_tokens=False, return_tensors="pt")["input_ids"]
+        self._check_context(enc["input_ids"].shape[1], cont.shape[1],
+                            f"the continuation's {cont.shape[1]:,} tokens",
+                            "shorten the prompt or the continuation")
         ids = torch.cat([enc["input_ids"], cont.to(self._device)], dim=1)
         with torch.inference_mode():
             logits = model(input_ids=ids).logits.float()

@@ -480,3 +480,23 @@ def test_generation_static_places_tokens_that_join_to_the_text(caplog) -> None:
         StaticGenerator("Paris is big.", [-0.1], token_offsets=[(0, 13)])
         StaticGenerator("Paris is big.")
     assert caplog.text == ""
+
+
+def test_generation_prompt_over_the_context_is_refused_before_generating(tiny_lm,
+                                                                         monkeypatch) -> None:
+    # the tiny model reads 128 positions; past them a model runs long and writes garbage
+    gen = HFGenerator(str(tiny_lm), max_new_tokens=8, device="cpu")
+    gen.warm_up()
+    calls = []
+    real = gen._model.generate
+    monkeypatch.setattr(gen._model, "generate", lambda *a, **k: calls.append(1) or real(*a, **k))
+    prompt = " ".join(["paris is big"] * 40)  # 120 tokens: 128 minus 8 for the answer
+    assert gen.generate(prompt)[0] is not None and calls == [1]
+    with pytest.raises(ValueError, match=r"the prompt is 123 tokens; with max_new_tokens=8 "
+                                         r"that is 131, over the context of .+ \(128 tokens\): "
+                                         r"shorten the prompt .+ or lower max_new_tokens"):
+        gen.generate(prompt + " paris is big")
+    assert calls == [1]  # refused before the model ran
+    with pytest.raises(ValueError, match=r"the prompt is 120 tokens; with the continuation's "
+                                         r"9 tokens that is 129, over the context"):
+        gen.score(prompt, "paris is big " * 3)
