@@ -38,3 +38,21 @@ def test_demo_runs_offline_on_embedded_defaults() -> None:
             assert docs[ev["source_id"]][s:e] == ev["content"]
             assert f"{ev['source_id']} [{s}, {e}]" in text
     json.dumps(res)  # JSON-serialisable
+
+
+def test_demo_refuses_an_empty_question_and_no_tokens_before_loading(capsys) -> None:
+    # '--max-new-tokens 0' ended in a traceback; an empty question was the default one
+    from verifier.demo import main, run_demo
+
+    for argv, message in ((["--max-new-tokens", "0"],
+                           "argument --max-new-tokens: must be a whole number >= 1, got '0'"),
+                          ([""], "question '': empty (give a question, or none for the "
+                                 "default one)"),
+                          (["  "], "question '  ': empty")):
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        assert info.value.code == 2 and message in capsys.readouterr().err
+    with pytest.raises(ValueError, match="question must be a non-empty str or None"):
+        run_demo("")
+    with pytest.raises(ValueError, match="max_new_tokens must be an int >= 1, got 0"):
+        run_demo(max_new_tokens=0)

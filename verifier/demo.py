@@ -30,14 +30,25 @@ def run_demo(question: str | None = None, *, out: IO[str] | None = None,
     """Run the demo and return its result as a JSON-serialisable dict.
 
     Args:
-        question: The question (default: :data:`DEFAULT_QUESTION`).
+        question: The question (``None``: :data:`DEFAULT_QUESTION`).
         out: Where the report is printed (default: ``sys.stdout`` at call time).
-        max_new_tokens: Draft length limit.
+        max_new_tokens: Draft length limit (>= 1).
+
+    Raises:
+        ValueError: An empty question or a ``max_new_tokens`` under 1, before anything loads.
 
     Returns:
         The pipeline result (``question``, ``passages``, ``prompt``, ``draft``, ``claims``
         with their evidence, ``timings``) plus ``verdicts`` and the mitigated ``answer``.
     """
+    from verifier.checking import is_int
+    from verifier.text import is_blank
+
+    if question is not None and (not isinstance(question, str) or is_blank(question)):
+        raise ValueError(f"question must be a non-empty str or None (the default question), "
+                         f"got {question!r}")
+    if not is_int(max_new_tokens) or max_new_tokens < 1:
+        raise ValueError(f"max_new_tokens must be an int >= 1, got {max_new_tokens!r}")
     out = sys.stdout if out is None else out
     from mitigation.mitigator import Mitigator
     from rag.generation import HFGenerator
@@ -47,7 +58,7 @@ def run_demo(question: str | None = None, *, out: IO[str] | None = None,
     from verifier.nli import NLIDetector
     from verifier.verify import Verifier
 
-    question = question or DEFAULT_QUESTION
+    question = DEFAULT_QUESTION if question is None else question
     t0 = time.perf_counter()
     generator = HFGenerator(max_new_tokens=max_new_tokens, stop=["\n\n"])  # one paragraph
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -84,10 +95,18 @@ def run_demo(question: str | None = None, *, out: IO[str] | None = None,
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m verifier.demo``."""
+    from verifier.cli_rag import _positive_int
+    from verifier.text import is_blank
+
     ap = argparse.ArgumentParser(description="Run the offline demo.")
-    ap.add_argument("question", nargs="?", default=None)
-    ap.add_argument("--max-new-tokens", type=int, default=96)
+    ap.add_argument("question", nargs="?", default=None,
+                    help=f"the question (default: {DEFAULT_QUESTION!r})")
+    ap.add_argument("--max-new-tokens", type=_positive_int, default=96,
+                    help="draft length limit, in tokens (default 96)")
     args = ap.parse_args(argv)
+    if args.question is not None and is_blank(args.question):
+        ap.error(f"question {args.question!r}: empty (give a question, or none for the "
+                 f"default one)")
     # Offline, and no progress bars (read by tqdm when it is first imported). Idle OpenMP
     # workers sleep instead of spinning: on a shared CPU, spinning made generation up to 5x
     # slower (read when torch is first imported).
