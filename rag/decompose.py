@@ -23,6 +23,12 @@ _OPINION = re.compile(r"\b(i|we)\s+(think|believe|feel|guess|suppose|reckon|love
 _RECOMMEND = re.compile(r"\b(you|we|one|they)\s+(should|must|ought to|need to)\b|"
                         r"\b(i|we) (recommend|suggest|advise)\b|\bit is (recommended|advisable)\b|"
                         r"^\s*(consider|try|make sure|remember to)\b", re.I)
+#: A line about the answer itself, not the world: it introduces or closes the answer.
+_ABOUT_ANSWER = re.compile(
+    r"^\s*(?:(?:here(?:'s| is| are)|below (?:is|are))\s+(?:the|an?|some|my|our|your|this|"
+    r"these|those|what|how|several|a few|\d+)\b|the following\b(?:(?!\.).)*?"
+    r"\b(?:lists?|shows?|summari[sz]es|gives?|describes?|is|are)\b|(?:i|we) hope (?:this|that|"
+    r"it)\b|let (?:me|us) know\b|feel free\b|as an ai\b|i hope\b.*\bhelps?\b)", re.I)
 _PREDICT = re.compile(r"\b(will|is going to|are going to|is expected to|are expected to|"
                       r"is likely to|are likely to|forecasts?|predicts?)\b", re.I)
 _HEDGE = re.compile(r"\b(might|perhaps|possibly|probably|could|seems?|appears? to|allegedly|"
@@ -123,13 +129,15 @@ def strip_citations(text: str) -> str:
 def classify_claim(text: str, entity_labels: Sequence[str] = ()) -> tuple[ClaimType, bool]:
     """Type and ``verifiable`` flag of a claim, by simple ordered rules.
 
-    Rules, first match wins: first-person opinion ("I think") -> opinion; advice ("you
-    should") -> recommendation; a quotation -> quote; future tense without a year ->
-    prediction; a comparison word with a name or number -> comparison; a date -> date; a
-    number -> quantity; an evaluative adjective -> assessment; two or more named entities ->
-    relationship; no name at all -> general knowledge; else fact. Opinions, recommendations,
-    predictions and assessments are never verifiable; hedged claims ("might", "perhaps") and
-    questions are typed as usual but not verifiable.
+    Rules, first match wins: a line about the answer itself ("Here are the cities.", "I
+    hope this helps!", "The following table lists ...") -> discourse; first-person opinion
+    ("I think") -> opinion; advice ("you should") -> recommendation; a quotation -> quote;
+    future tense without a year -> prediction; a comparison word with a name or number ->
+    comparison; a date -> date; a number -> quantity; an evaluative adjective ->
+    assessment; two or more named entities -> relationship; no name at all -> general
+    knowledge; else fact. Opinions, recommendations, predictions, assessments and discourse
+    are never verifiable; hedged claims ("might", "perhaps") and questions are typed as
+    usual but not verifiable.
 
     Args:
         text: The claim text.
@@ -145,6 +153,8 @@ def classify_claim(text: str, entity_labels: Sequence[str] = ()) -> tuple[ClaimT
         (<ClaimType.DATE: 'date'>, True)
     """
     labels = set(entity_labels)
+    if _ABOUT_ANSWER.search(text):
+        return ClaimType.DISCOURSE, False
     if _OPINION.search(text):
         return ClaimType.OPINION, False
     if _RECOMMEND.search(text):

@@ -515,3 +515,22 @@ def test_decompose_labelled_values_and_other_languages(spacy_decomposer, text, c
     assert all(text[slice(*c.span)].rstrip(".") in c.text for c in found)
     foreign = any(w in text for w in ("La tour", "Kölner", "埃菲尔"))
     assert ("not in English" in caplog.text) == foreign
+
+
+# lines about the answer itself are no claims to check: kept as written, not hedged
+@pytest.mark.parametrize(("text", "discourse"), [
+    ("Here are the cities.", True),
+    ("Here are 5 facts about Paris.", True),
+    ("Below is a summary of the findings.", True),
+    ("The following table lists the cities.", True),
+    ("I hope this helps!", True),
+    ("Let me know if you have other questions.", True),
+    ("Here is where Napoleon was born in 1769.", False),
+    ("Here, the river is 50 metres wide.", False),
+    ("The following year, Paris hosted the games.", False),
+])
+def test_classify_lines_about_the_answer(text, discourse) -> None:
+    ctype, verifiable = classify_claim(text)
+    assert (ctype == ClaimType.DISCOURSE) == discourse
+    if discourse:
+        assert not verifiable

@@ -304,7 +304,7 @@ def test_types_verdict_probabilities_give_all_three_statuses_or_none(probs) -> N
     (lambda: ClaimVerdict.from_dict(["claim"]), TypeError,
      "ClaimVerdict data must be a mapping, got list"),
     (lambda: Claim.from_dict({"text": "a", "type": "nonsense"}), ValueError,
-     r"type must be one of \['fact', 'date', .*'general_knowledge'\], got 'nonsense'"),
+     r"type must be one of \['fact', 'date', .*'discourse'\], got 'nonsense'"),
     (lambda: Claim("a", type="Fact"), ValueError, r"type must be one of \['fact'"),
     (lambda: Evidence.from_dict({"content": "abc"}), ValueError,
      r"missing field\(s\) for Evidence: \['source_id'\]"),

@@ -49,6 +49,8 @@ class ClaimType(str, Enum):
     RECOMMENDATION = "recommendation"
     OPINION = "opinion"
     GENERAL_KNOWLEDGE = "general_knowledge"
+    #: A line about the answer itself ("Here are the cities.", "I hope this helps!").
+    DISCOURSE = "discourse"
 
 
 def _check_span(name: str, span: Any, *, text_len: int | None = None) -> Span:
