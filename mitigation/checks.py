@@ -798,11 +798,16 @@ def _written_like(d: Date, other: Date) -> str:
     written = parts["month"][0].group(0)
     suffix = ("th" if day % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(
         day % 10, "th")) if parts["day"][0].group("th") else ""
+    short = len(written) < len(month)  # "Jun", "Sept.": the month's usual abbreviation
     values = {"day": f"{day}{suffix}", "year": str(other.year),
-              "month": name if len(written) >= len(month) else name[:len(written)]}
+              "month": name if not short else "Sept" if other.month == 9 and
+              written.lower() == "sept" else name[:3]}
     out = d.text
     for key, m in sorted(((k, v[0]) for k, v in parts.items()), key=lambda kv: -kv[1].start()):
-        out = out[:m.start()] + values[key] + out[m.end():]
+        end = m.end()
+        if key == "month" and values[key] == name and out[end:end + 1] == ".":
+            end += 1  # "May" is no abbreviation: no stop after it ("6 May 1990")
+        out = out[:m.start()] + values[key] + out[end:]
     return out
 
 

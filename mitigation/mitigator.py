@@ -24,6 +24,11 @@ from mitigation.checks import (
 from mitigation.values import _FUNCTION_WORDS, SENTENCE_WORDS, find_numbers
 from verifier.checking import is_int
 from verifier.text import (
+    CJK,
+    FOOTNOTE_REF,
+    HEADING,
+    LABELLED_VALUE,
+    LINE_LABEL,
     LIST_ITEM,
     abbreviation_stop,
     phrase_pattern,
@@ -52,17 +57,14 @@ _CONNECT_AFTER = re.compile(
 #: What opens a list item or a labelled line before its statement: a marker, a label, or
 #: both ("- ", "2. ", "- **Size:** ", "Size: "). It is no part of a claim: a hedge or a
 #: warning keeps it, the removal of the item's only statement takes it.
-_LABEL = r"(?:(?:\*\*|__)[^*_\n]{1,40}?(?::(?:\*\*|__)|(?:\*\*|__):)|[A-Z][\w'’ /&()-]{0,38}:)\s+"
-_ITEM_START = re.compile(rf"{LIST_ITEM.pattern}(?:{_LABEL})?|\s*{_LABEL}")
-#: A Chinese or Japanese character (no space between words).
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_ITEM_START = re.compile(rf"{LIST_ITEM.pattern}(?:{LINE_LABEL.pattern})?|\s*{LINE_LABEL.pattern}")
 #: A sentence's lead-in that is only a subordinator ("Although ", "When ").
 _LEAD_SUBORDINATOR = re.compile(rf"\s*{_SUBORDINATORS}\s*", re.I)
 _WORD = re.compile(r"[\w'’.,$%–-]+")  # an en dash joins a range: "1990–1995"
 #: Markdown punctuation that would format text taken from the draft or the evidence.
 _MD_SPECIAL = re.compile(r"[\\`*_\[\]|~]")
 #: A Markdown heading line ("## Paris").
-_HEADING_LINE = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t][^\n]*)?$", re.M)
+_HEADING_LINE = re.compile(rf"^{HEADING}$", re.M)
 #: The draft's own ``[n]`` markers right after a claim (they go with the claim's edit).
 _MARKERS = re.compile(r"(?:[ \t]*\[\d+(?:\s*,\s*\d+)*\])+")
 #: Sentence-initial words that a hedge lowercases ("However," -> "however,"). Any other
@@ -222,7 +224,7 @@ def _body(claim: str) -> str:
     An abbreviation keeps its stop ("the U.S.", "etc.").
     """
     # (and without Markdown footnote references after its stop: "Paris is old.[^1]")
-    text = re.sub(r"(?:\[\^[^\]\s]+\])+$", "", _CITE.sub("", claim).strip()).rstrip()
+    text = re.sub(rf"(?:{FOOTNOTE_REF})+$", "", _CITE.sub("", claim).strip()).rstrip()
     body = text.rstrip(".!:;,。！：；，")
     if text[len(body):].startswith(".") and _abbreviation_before(body):
         return body + "."
@@ -302,10 +304,6 @@ def _ordinary(word: str, context: str) -> bool:
         rf"(?<=[a-z,;]\s){re.escape(word)}(?![\w'’-])", context)
 
 
-#: A value under a label ("Height: 300 metres"), which "It is suggested that" cannot open.
-_LABELLED = re.compile(r"[^:\n]{1,60}:\s+\S[^\n]*")
-
-
 def _hedge(claim: str, context: str = "") -> str:
     """The hedge sentence of ``claim``; ``context``: see :func:`_lower_first`.
 
@@ -313,7 +311,7 @@ def _hedge(claim: str, context: str = "") -> str:
     verified)."
     """
     body = _body(claim)
-    if _LABELLED.fullmatch(body):
+    if LABELLED_VALUE.fullmatch(body):  # "It is suggested that" cannot open it
         return f"{body} (this could not be verified)."
     return f"It is suggested that {_lower_first(body, context)}, but this could not be verified."
 
@@ -812,7 +810,7 @@ class Mitigator:
                 # (a lead-in before the first clause goes with it); its edit's text is set
                 # below
                 pieces[1] = (a1, b1, subject + new1 if subject else antecedent + new1[pronoun:])
-        marker = _ITEM_START.match(sentence)
+        marker = _ITEM_START.match(sentence, 0, pieces[0][0])  # no claim is a label
         lead_in = _LEAD_SUBORDINATOR.fullmatch(sentence, marker.end() if marker else 0,
                                                pieces[0][0])
         if lead_in and len(pieces) > 1 and pieces[0][2] and not pieces[1][2] and not whole \
@@ -908,7 +906,7 @@ def _dangling(sentence: str, span: tuple[int, int], offset: int) -> int | None:
     2020." behind. "I like Paris, and Rome is big." keeps its first clause.
     """
     a, b = span[0] - offset, span[1] - offset
-    marker = _ITEM_START.match(sentence)
+    marker = _ITEM_START.match(sentence, 0, a)
     start = marker.end() if marker else 0
     before, after = sentence[start:a], sentence[b:]
     closing = not re.sub(r"[\s.!?\"')\]\d\[,]", "", after)  # only closing marks follow
@@ -966,14 +964,14 @@ def _insert_citation(text: str, n: int) -> str:
     which is part of the claim's words ("in the U.S. [1]", not "in the U.S [1].").
     """
     # (a Markdown footnote reference after the stop stays after it: "France [1].[^2]")
-    m = re.search(r"[.!?;:,。！？；：，]+[\"”')」』]*(?=(?:\[\^[^\]\s]+\])*$)", text)
+    m = re.search(rf"[.!?;:,。！？；：，]+[\"”')」』]*(?=(?:{FOOTNOTE_REF})*$)", text)
     if m and not re.search(r"[\"”'’」』]$", m.group(0)):
         cut = m.start()
         if text[cut] == "." and _abbreviation_before(text[:cut]):
             cut += 1
         head = text[:cut].rstrip()
         # no space between Chinese or Japanese text and its marker: "首都[1]。"
-        space = "" if head and _CJK.match(head[-1]) else " "
+        space = "" if head and CJK.match(head[-1]) else " "
         return f"{head}{space}[{n}]{text[cut:]}"
     return f"{text.rstrip()} [{n}]"
 
@@ -1011,7 +1009,8 @@ def _apply(sentence: str, pieces: list[tuple[int, int, str]]
             opener = None
         tail = re.match(r"^[.!?]+", after.strip())
         end_punct = tail.group(0) if tail else ""
-        marker = _ITEM_START.match(before)  # a list item's "- " or "1. " is no clause before
+        # a list item's "- " or "1. ", or a label, is no clause before; a claim is no label
+        marker = _ITEM_START.match(before, 0, first)
         start = marker.end() if marker else 0
         if not opener and a == first and (_LEAD_SUBORDINATOR.fullmatch(before, start) or
                                           re.search(r"(?:,|\bthat)\s*$", before, re.I)):
@@ -1037,7 +1036,7 @@ def _apply(sentence: str, pieces: list[tuple[int, int, str]]
             rest = _CONNECT_AFTER.sub("", after)
             out = before + (rest if opener else _first_letter(rest, True))
             shift(len(before) - (b + len(after) - len(rest)))
-    marker = _ITEM_START.match(out)
+    marker = _ITEM_START.match(out, 0, first)
     if not re.search(r"\w", out[marker.end() if marker else 0:]):
         return "", {}  # every clause went: no stop or dash stays behind
     # a comma inside a closing quote was the sentence's, which now ends there: 'is called
@@ -1049,8 +1048,8 @@ def _apply(sentence: str, pieces: list[tuple[int, int, str]]
         where = {k: (s - (s > at), e - (e > at)) for k, (s, e) in where.items()}
     # a stop ends the sentence, unless one does already ("in the U.S. [1]")
     if out.strip() and not re.search(r"[.!?][\"”')\]]*(?:\s*\[\d+(?:\s*,\s*\d+)*\])?"
-                                     r"(?:\[\^[^\]\s]+\])*\s*$", out) \
-            and (stop := re.search(r"([.!?])(?:\[\^[^\]\s]+\])*\s*$", sentence)):
+                                     rf"(?:{FOOTNOTE_REF})*\s*$", out) \
+            and (stop := re.search(rf"([.!?])(?:{FOOTNOTE_REF})*\s*$", sentence)):
         out = out.rstrip() + stop.group(1)
     return out, where
 

@@ -10,25 +10,42 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from verifier.registry import register
-from verifier.text import LIST_ITEM, strip_span, trimmed_sentence_spans
+from verifier.text import (
+    CJK,
+    FOOTNOTE_REF,
+    HEADING,
+    LABELLED_VALUE,
+    LINE_LABEL,
+    LIST_ITEM,
+    WRAP_WORDS,
+    strip_span,
+    trimmed_sentence_spans,
+)
 from verifier.types import Claim, ClaimType
 
 logger = logging.getLogger(__name__)
 
 # A citation marker "[1]", "[2, 3]", or a Markdown footnote reference "[^1]" (not the
 # "[^1]: " that opens its definition, a list marker to the decomposer).
-_CITATION = re.compile(r"\s*\[(?:\d+(?:\s*,\s*\d+)*\]|\^[^\]\s]+\](?!:))")
+_CITATION = re.compile(rf"\s*(?:\[\d+(?:\s*,\s*\d+)*\]|{FOOTNOTE_REF}(?!:))")
 _OPINION = re.compile(r"\b(i|we)\s+(think|believe|feel|guess|suppose|reckon|love|like|hate)\b|"
                       r"\bin my (opinion|view)\b|\bpersonally\b", re.I)
 _RECOMMEND = re.compile(r"\b(you|we|one|they)\s+(should|must|ought to|need to)\b|"
                         r"\b(i|we) (recommend|suggest|advise)\b|\bit is (recommended|advisable)\b|"
                         r"^\s*(consider|try|make sure|remember to)\b", re.I)
-#: A line about the answer itself, not the world: it introduces or closes the answer.
+#: A line about the answer itself, not the world: it introduces or closes the answer ("Here
+#: are the cities.", "Below is a summary of ...", "The following table lists ...", "I hope
+#: this helps!").
+_ANSWER_PARTS = (r"(?:table|list|steps?|points?|items?|sections?|examples?|code|chart|graph|"
+                 r"summary|overview|answer|details|facts|information|sources?|references?)")
 _ABOUT_ANSWER = re.compile(
-    r"^\s*(?:(?:here(?:'s| is| are)|below (?:is|are))\s+(?:the|an?|some|my|our|your|this|"
-    r"these|those|what|how|several|a few|\d+)\b|the following\b(?:(?!\.).)*?"
-    r"\b(?:lists?|shows?|summari[sz]es|gives?|describes?|is|are)\b|(?:i|we) hope (?:this|that|"
-    r"it)\b|let (?:me|us) know\b|feel free\b|as an ai\b|i hope\b.*\bhelps?\b)", re.I)
+    r"^\s*(?:here(?:'s| is| are)\s+(?:the|an?|some|my|our|your|this|these|those|what|how|"
+    r"several|a few|\d+)\b"
+    rf"|(?:below|above) (?:is|are)\s+(?:the|an?|some|my|our)?\s*(?:\w+\s+)?{_ANSWER_PARTS}\b"
+    rf"|the following\s+(?:\w+\s+)?{_ANSWER_PARTS}\b"
+    r"|(?:i|we) hope (?:this|that|it) (?:helps|answers|is helpful|was helpful|clarifies)\b"
+    rf"|(?:please )?see (?:the )?(?:{_ANSWER_PARTS}|below|above)\b"
+    r"|let (?:me|us) know\b|feel free\b|as an ai\b)", re.I)
 _PREDICT = re.compile(r"\b(will|is going to|are going to|is expected to|are expected to|"
                       r"is likely to|are likely to|forecasts?|predicts?)\b", re.I)
 _HEDGE = re.compile(r"\b(might|perhaps|possibly|probably|could|seems?|appears? to|allegedly|"
@@ -59,31 +76,32 @@ _LEAD_CC = re.compile(r"(?:and|but)\b,?\s+(?=\S)", re.I)
 # Content words for the three-word minimum: words of two letters or more, and numbers
 # ("Sales rose 5%" is a claim).
 _WORD = re.compile(r"[^\W\d_]{2,}|\d+(?:[.,]\d+)*")
-#: A line that gives a value under a label ("Height: 300 metres.", "Architect: Thomas
-#: Edison"): the value is a number or a name.
-_LABELLED_VALUE = re.compile(
-    r"(?!\s*(?:sources?|references?|citations?|links?|see also|further reading)\s*:)"
-    r"[^:\n]{1,60}:\s+(?=.*(?:\d|\b[A-Z][a-z]))\S.*", re.I)
-#: English function words: a sentence of four or more words with none of them is in another
-#: language.
+#: Function words of French, German, Spanish, Italian, Portuguese and Dutch that English has
+#: not: more of these (and words with letters outside ASCII) than English function words
+#: tell a sentence in another language from an English sign-off ("Best regards, John
+#: Smith.").
+_FOREIGN = frozenset(
+    "le la les des du et est une un en sur dans pour par avec der die das und ist ein eine "
+    "wurde wird mit von zu den dem el los las y es del que con por para il lo di che è della "
+    "nel os da em com não het een van op zijn werd".split())
+#: English function words (:func:`_unparsed_statement` weighs them against :data:`_FOREIGN`).
 _ENGLISH = frozenset(
     "the an of in on at for to from with by about into over after before under between during "
     "and or but if so because while is are was were be been has have had do does did can "
     "will would should may might must it its this that these those he she they we you his "
     "her their our there here which who what when where how why not no as than all some "
     "more most such also only very".split())
-#: A Chinese or Japanese character.
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 def _unparsed_statement(body: str) -> Literal["label", "language"] | None:
     """Whether a claim the English parser finds no verb in still states something to check.
 
     A value under a label ("Population of Paris: 9 million.", "Architect: Thomas Edison."),
-    or a sentence in another language: four or more words and no English function word
-    ("La tour Eiffel a été construite en 1925."), or four or more Chinese or Japanese
-    characters, ending in a stop. It is checked as written; dropped, it would pass
-    unchecked. A list of sources ("Sources: Wikipedia.") is no value to check.
+    or a sentence in another language: four or more words, more of them function words of
+    another language or words with letters outside ASCII than English function words ("La
+    tour Eiffel a été construite en 1925.", "Der Dom steht in Köln."), or four or more
+    Chinese or Japanese characters, ending in a stop. It is checked as written; dropped, it
+    would pass unchecked. A list of sources ("Sources: Wikipedia.") is no value to check.
 
     Example:
         >>> [_unparsed_statement(t) for t in ("Height: 300 metres.", "Key facts:",
@@ -91,14 +109,16 @@ def _unparsed_statement(body: str) -> Literal["label", "language"] | None:
         ...  "埃菲尔铁塔建于1889年。")]
         ['label', None, 'language', None, 'language']
     """
-    if _LABELLED_VALUE.fullmatch(body.strip()):
+    if LABELLED_VALUE.fullmatch(body.strip()):
         return "label"
     if not body.rstrip("\"')]”’» ").endswith((".", "!", "。", "！")):
         return None  # a heading or a fragment, not a sentence
-    if len(_CJK.findall(body)) >= 4:
+    if len(CJK.findall(body)) >= 4:
         return "language"
     words = [w.lower() for w in re.findall(r"[^\W\d_]+", body)]
-    return "language" if len(words) >= 4 and not any(w in _ENGLISH for w in words) else None
+    foreign = sum(not w.isascii() or w in _FOREIGN for w in words)
+    return "language" if len(words) >= 4 and foreign > sum(w in _ENGLISH for w in words) \
+        else None
 # Tags of finite verbs, trusted even where the coarse part of speech says otherwise.
 _FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
 # Parts of speech that can head a subject or an object noun phrase.
@@ -255,7 +275,7 @@ _FENCE_OPEN = re.compile(r"[ \t]*(?:(`{3,})[^`]*|(~{3,}).*)")
 
 
 #: An ATX heading ("# Title", up to six "#", then a space or the line's end).
-_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t].*)?")
+_HEADING = re.compile(HEADING)
 #: A thematic break: three or more "-", "*" or "_", spaces between them allowed.
 _THEMATIC_BREAK = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*")
 #: The "=" underline of a setext heading.
@@ -324,12 +344,6 @@ def _markup_lines(lines: Sequence[str]) -> set[int]:
     return out
 
 
-#: Words a wrapped line may end with mid-sentence ("designed by" / "Gustave Eiffel").
-_WRAP_WORDS = frozenset(
-    "a an the of by and or to in on at for with from as is was are were that which who "
-    "its their his her".split())
-
-
 def _statement_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
     r"""A block's lines, when they are statements one per line without stops; else the block.
 
@@ -359,7 +373,7 @@ def _statement_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
         if len(words) < 3 or not (line[:1].isupper() or line[:1].isdigit()):
             return [(start, end)]
         if k < len(spans) - 1 and (line[-1:] in ".!?:;,-–—\"'" or
-                                   words[-1].lower() in _WRAP_WORDS):
+                                   words[-1].lower() in WRAP_WORDS):
             return [(start, end)]
     return spans
 
@@ -502,6 +516,11 @@ class SpacyDecomposer:
         lead = LIST_ITEM.match(text, start, end)
         if lead:  # list numbering is not part of the claim
             start, end = strip_span(text, lead.end(), end)
+        label = LINE_LABEL.match(text, start, end) if parsed else None
+        if label and self._labels_a_clause(doc, base, start, label.end(), end):
+            # "**Size:** Paris is big.": the label is no part of the claim (but "Paris: the
+            # capital of France" is the claim's subject, and stays)
+            start, end = strip_span(text, label.end(), end)
         lead = _LEAD_CC.match(text, start, end)
         if lead:  # "And this is ...": the coordinator is not part of the claim
             start, end = strip_span(text, lead.end(), end)
@@ -534,6 +553,21 @@ class SpacyDecomposer:
                   if e.start_char >= start - base and e.end_char <= end - base]
         ctype, verifiable = classify_claim(body, labels)
         return Claim(_as_sentence(body), (start, end), ctype, verifiable)
+
+    def _labels_a_clause(self, doc: Any, base: int, start: int, cut: int, end: int) -> bool:
+        """Whether ``text[start:cut]`` is a label before a clause of its own.
+
+        It is when it has no verb and what follows it has one: "Size: Paris is big.", not
+        "Paris: the capital of France." (the label is the subject) nor "He said: ...".
+        """
+        head = doc.char_span(start - base, cut - base, alignment_mode="expand")
+        rest = doc.char_span(cut - base, end - base, alignment_mode="expand")
+        if head is None or rest is None:
+            return False
+        if any(t.pos_ in ("VERB", "AUX") or t.tag_ in _FINITE_TAGS for t in head):
+            return False
+        words = [t for t in rest if not (t.is_punct or t.is_space)]
+        return self._has_predicate(words, rest.text)
 
     @staticmethod
     def _has_predicate(words: Sequence[Any], raw: str) -> bool:

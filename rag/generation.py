@@ -551,14 +551,14 @@ class OpenAICompatibleGenerator:
         req = urllib.request.Request(url, data=json.dumps(body).encode("utf-8"),
                                      headers=headers, method="POST")
         # urllib's timeout bounds each socket operation, not the request: the request runs in
-        # a worker thread that this one waits for until the deadline (the worker stops
-        # reading once it is past)
+        # a worker thread that this one waits for until the deadline, then closes the answer
+        # being read, which ends the worker (it also stops reading once past the deadline)
         deadline = time.monotonic() + self.timeout
         box: dict[str, Any] = {}
 
         def work() -> None:
             try:
-                box["raw"] = self._fetch(req, url, deadline)
+                box["raw"] = self._fetch(req, url, deadline, box)
             except Exception as exc:  # raised again in the caller's thread
                 box["error"] = exc
 
@@ -566,6 +566,12 @@ class OpenAICompatibleGenerator:
         worker.start()
         worker.join(self.timeout)
         if worker.is_alive():
+            resp = box.get("response")
+            if resp is not None:
+                try:
+                    resp.close()  # the worker's blocked read ends; its error is not wanted
+                except OSError:
+                    logger.debug("closing a timed-out answer of %s failed", url, exc_info=True)
             raise ConnectionError(f"the generator server {url} did not answer within "
                                   f"timeout={self.timeout:g} s")
         if "error" in box:
@@ -581,14 +587,18 @@ class OpenAICompatibleGenerator:
                                f"{str(data)[:200]}")
         return data
 
-    def _fetch(self, req: Any, url: str, deadline: float) -> bytes:
-        """The answer's body; every failure a ``ConnectionError`` or ``RuntimeError``."""
+    def _fetch(self, req: Any, url: str, deadline: float, box: dict[str, Any]) -> bytes:
+        """The answer's body; every failure a ``ConnectionError`` or ``RuntimeError``.
+
+        ``box["response"]`` holds the answer while it is read, for the caller to close.
+        """
         import http.client
         import urllib.error
         import urllib.request
 
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:  # noqa: S310
+                box["response"] = resp
                 chunks: list[bytes] = []
                 while chunk := resp.read1(65536):  # what has come, so the deadline is seen
                     chunks.append(chunk)

@@ -41,6 +41,7 @@ from verifier.embedded import (
 )
 from verifier.errors import IndexMismatchError, ModelLoadError
 from verifier.registry import register
+from verifier.text import CJK_CHARS
 from verifier.types import Evidence, Passage
 
 logger = logging.getLogger(__name__)
@@ -63,8 +64,7 @@ STOP_WORDS = frozenset(
     "some such only own same just also s t".split()
 )
 #: Ideographs and kana: text without spaces between words, so each character is a token.
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+", re.UNICODE)
+_TOKEN = re.compile(rf"[{CJK_CHARS}]|[^\W{CJK_CHARS}]+", re.UNICODE)
 
 
 def tokenize(text: str) -> list[str]:

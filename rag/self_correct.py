@@ -39,6 +39,7 @@ from rag.generation import DEFAULT_INSTRUCTION, Generator, build_prompt
 from rag.pairing import check_min_score
 from rag.retrieval import tokenize
 from verifier.checking import is_int
+from verifier.text import trimmed_sentence_spans
 from verifier.types import Claim, ClaimVerdict, Evidence, Status
 
 logger = logging.getLogger(__name__)
@@ -428,8 +429,6 @@ class SelfCorrectingPipeline:
 #: Words in a rewritten query, at most (or twice the question's words, if more).
 MAX_QUERY_WORDS = 16
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)")
-
 
 def _reads_as_query(line: str, question: str, draft: str) -> bool:
     """True when a rewrite reads as a search query, not an answer.
@@ -444,14 +443,16 @@ def _reads_as_query(line: str, question: str, draft: str) -> bool:
         False
         >>> _reads_as_query("Paris is big.", "Where is Paris?", "Paris is big. It is old.")
         False
+        >>> _reads_as_query("population of Washington D.C. in 2020", "Where?", "Paris.")
+        True
     """
-    if len(_SENTENCE_END.split(line.strip())) > 1:
+    if len(trimmed_sentence_spans(line)) > 1:  # "U.S. capital history" is one sentence
         return False
     if len(line.split()) > max(MAX_QUERY_WORDS, 2 * len(question.split())):
         return False
     norm = " ".join(line.split()).casefold()
-    return norm not in {" ".join(s.split()).casefold()
-                        for s in _SENTENCE_END.split(draft.strip())}
+    return norm not in {" ".join(draft[a:b].split()).casefold()
+                        for a, b in trimmed_sentence_spans(draft)}
 
 
 #: Claims of the previous draft quoted in a regeneration prompt, at most.

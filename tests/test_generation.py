@@ -379,6 +379,15 @@ def _raw_server(mode: str) -> HTTPServer:
                         self.wfile.write(b" ")
                         self.wfile.flush()
                         time.sleep(0.1)
+                elif mode == "stall":  # bytes until just before the deadline, then none
+                    self.send_response(200)
+                    self.send_header("Content-Length", "1000")
+                    self.end_headers()
+                    for _ in range(2):
+                        self.wfile.write(b" ")
+                        self.wfile.flush()
+                        time.sleep(0.6)
+                    time.sleep(5)
                 elif mode == "truncated":
                     self.send_response(200)
                     self.send_header("Content-Length", "1000")
@@ -453,6 +462,24 @@ def test_generation_openai_timeout_is_for_the_whole_request() -> None:
         with pytest.raises(ConnectionError, match=r"did not answer within timeout=0\.8 s"):
             gen.generate("hello")
         assert time.monotonic() - t0 < 2.0
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_generation_openai_timeout_ends_the_request_thread() -> None:
+    import threading
+    import time
+
+    # the caller gave up at the deadline; the worker, blocked in a read, must not go on
+    server = _raw_server("stall")
+    try:
+        gen = OpenAICompatibleGenerator(
+            "m", base_url=f"http://127.0.0.1:{server.server_port}/v1", timeout=0.8)
+        with pytest.raises(ConnectionError, match="did not answer within"):
+            gen.generate("hello")
+        time.sleep(0.3)
+        assert not [t for t in threading.enumerate() if t.name == "generator-request"]
     finally:
         server.shutdown()
         server.server_close()

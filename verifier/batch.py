@@ -886,8 +886,9 @@ class EvalConfig:
         limit: Stop after this many input rows (0 = all).
         plots: Write the PNG figures (needs matplotlib).
         threshold: The p(SUPPORTS) cut of the 2-class schemes (in (0, 1)); ``None``: the NLI
-            model's tuned cut (:func:`stored_threshold`; ``mode="nli"`` only), else 0.5.
-            Not allowed with the 3-class scheme (argmax).
+            model's tuned cut (:func:`stored_threshold`; ``mode="nli"``), the shipped
+            meta-classifier's p(Supported) cut (``mode="ensemble"``, every scheme: the
+            verifier's statuses), else 0.5. Not allowed with the 3-class scheme.
         preset: The shared data set the inputs come from (``verifier eval --preset``): picks
             that preset's own tuned cut when the model stores one.
         require_id: The id field was named (``--id-field``, a preset): every row must have

@@ -60,9 +60,23 @@ def csv_unescaped(text: str) -> str:
     return m.group("body").replace('""', '"') + m.group("tail")
 
 
+#: A Markdown footnote reference ("[^1]", "[^note]").
+FOOTNOTE_REF = r"\[\^[^\]\s]+\]"
 #: A list item's marker at the start of a line: "- ", "* ", "+ ", "• ", "1. ", "2) ", and a
 #: Markdown footnote definition's "[^1]: " (its text is read as an item's).
-LIST_ITEM = re.compile(r"\s*(?:\d{1,2}[.)]|[-*+•]|\[\^[^\]\s]+\]:)\s+")
+LIST_ITEM = re.compile(rf"\s*(?:\d{{1,2}}[.)]|[-*+•]|{FOOTNOTE_REF}:)\s+")
+#: A label that opens a line before its statement: bold ("**Size:** ", "**Size**: ") or plain
+#: (a capitalised word and at most three more: "Size: ", "Year built: ").
+LINE_LABEL = re.compile(r"(?:(?:\*\*|__)[^*_\n]{1,40}?(?::(?:\*\*|__)|(?:\*\*|__):)"
+                        r"|[A-Z][\w'’/&()-]*(?: [\w'’/&()-]+){0,3}:)[ \t]+")
+#: A value under a label ("Height: 300 metres.", "Architect: Thomas Edison."): a number or a
+#: name after the colon; not a list of sources.
+LABELLED_VALUE = re.compile(
+    r"(?!\s*(?i:sources?|references?|citations?|links?|see also|further reading)\s*:)"
+    r"[^:\n]{1,60}:\s+(?=.*(?:\d|\b[A-Z][a-z]))\S.*")
+#: Chinese and Japanese characters (ideographs and kana): no space between words.
+CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+CJK = re.compile(f"[{CJK_CHARS}]")
 
 
 def phrase_pattern(phrase: str) -> re.Pattern[str]:
@@ -188,15 +202,17 @@ def sentence_spans(text: str, *, read_case: bool = True) -> list[tuple[int, int]
     return spans or [(0, len(text))]
 
 
-#: Words a line of hard-wrapped prose may end with, mid-sentence ("... on the Champ de Mars
-#: in\nParis, France.").
-_WRAP_WORDS = frozenset(
+#: Words a line of wrapped prose may end with, mid-sentence ("... on the Champ de Mars
+#: in\nParis, France.", "designed by\nGustave Eiffel").
+WRAP_WORDS = frozenset(
     "a an the of in on at to for from with by into onto about as than and or but nor that "
     "which who whose whom where when while is was are were be been being has have had its "
     "their his her our your my this these those".split())
+#: A Markdown (ATX) heading line: "# Title", "## The tower" (up to six "#").
+HEADING = r" {0,3}#{1,6}(?:[ \t][^\n]*)?"
 #: What opens a line that starts a block of its own: a heading, a table row, a quote, a
-#: code fence, a label or a speaker's name ("Project Manager: Yeah .").
-_BLOCK_START = re.compile(r"\s*(?:#|\||>|```|~~~|[A-Z][\w .'’-]{0,30}:\s)")
+#: code fence (a label or a speaker's name is :data:`LINE_LABEL`).
+_BLOCK_START = re.compile(r"\s*(?:#|\||>|```|~~~)")
 
 
 def _wrapped(text: str, newline: int) -> bool:
@@ -225,11 +241,11 @@ def _wrapped(text: str, newline: int) -> bool:
     nxt = text[newline + 1:end if end >= 0 else len(text)]
     if len(line.strip()) < 30 or not nxt.strip() or re.search(
             r"[.!?:;。！？][\"')\]”’»]*$", line) or LIST_ITEM.match(nxt) or \
-            _BLOCK_START.match(nxt):
+            _BLOCK_START.match(nxt) or LINE_LABEL.match(nxt.lstrip()):
         return False
     last = re.search(r"[^\W\d_]+$", line)
     return nxt.lstrip()[:1].islower() or line.endswith((",", "-", "–", "—")) or bool(
-        last and last.group(0).lower() in _WRAP_WORDS)
+        last and last.group(0).lower() in WRAP_WORDS)
 
 
 def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
