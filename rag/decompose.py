@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import json
 import logging
 import re
@@ -387,6 +388,43 @@ class _Clause:
     prefix: str | None = None  # subject (+ auxiliary) of a clause that shares its subject
 
 
+@dataclass(frozen=True)
+class _Offsets:
+    """Where the parser's text of a block lies in the draft: citation markers left out.
+
+    ``kept``: the draft offset of each character the parser reads; ``end``: the block's end.
+    """
+
+    kept: tuple[int, ...]
+    end: int
+
+    @classmethod
+    def of(cls, text: str, start: int, end: int, markers: Sequence[tuple[int, int]]
+           ) -> _Offsets:
+        """The block ``text[start:end]`` without the characters of ``markers``."""
+        out: list[int] = []
+        pos = start
+        for a, b in markers:
+            if b <= pos or a >= end:
+                continue
+            out.extend(range(pos, max(pos, a)))
+            pos = max(pos, b)
+        out.extend(range(pos, end))
+        return cls(tuple(out), end)
+
+    def text(self, x: int) -> int:
+        """The draft offset of the parser's character ``x`` (the block's end past the last)."""
+        return self.kept[x] if x < len(self.kept) else self.end
+
+    def text_end(self, x: int) -> int:
+        """The draft offset just after the parser's first ``x`` characters."""
+        return self.kept[x - 1] + 1 if x > 0 else self.text(0)
+
+    def doc(self, y: int) -> int:
+        """How many of the parser's characters lie before draft offset ``y``."""
+        return bisect.bisect_left(self.kept, y)
+
+
 #: Opening and closing marks a clause's span must hold in pairs.
 _PAIRED_MARKS = {"(": ")", "[": "]", "{": "}", "“": "”", "‘": "’", "«": "»"}
 
@@ -480,21 +518,28 @@ class SpacyDecomposer:
         if not text.strip():
             return []
         self.warm_up()
-        # Citation markers are blanked (same length, so offsets still index ``text``): they
-        # confuse the parser and are not part of any claim.
-        masked = _CITATION.sub(lambda m: " " * len(m.group(0)), text)
+        # Citation markers are no part of any claim, and they confuse the parser: blanked,
+        # they split blocks as before, and the parser reads each block without them (a run of
+        # spaces where "[1]" was is a token of its own, and "Paris is in France [1] and Lyon
+        # is in Spain [2]." was one claim); offsets map its text back to ``text``.
+        markers = [m.span() for m in _CITATION.finditer(text)]
+        masked = text
+        for a, b in markers:
+            masked = masked[:a] + " " * (b - a) + masked[b:]
         blocks = text_blocks(masked)
         claims: list[Claim] = []
         foreign: list[str] = []
-        # Soft line breaks inside a block become spaces (same length) for the parser.
-        texts = (re.sub(r"[\r\n]", " ", masked[a:b]) for a, b in blocks)
-        for (b0, _), doc in zip(blocks, self._nlp.pipe(texts), strict=True):
+        offsets = [_Offsets.of(text, a, b, markers) for a, b in blocks]
+        # Soft line breaks inside a block become spaces for the parser.
+        texts = ("".join(" " if text[i] in "\r\n" else text[i] for i in o.kept)
+                 for o in offsets)
+        for where, doc in zip(offsets, self._nlp.pipe(texts), strict=True):
             parsed = doc.has_annotation("DEP")
             for sent in doc.sents:
                 clauses = self._clauses(sent) if parsed and self.split_clauses else [
                     _Clause(sent.start_char, sent.end_char)]
                 for cl in clauses:
-                    claim = self._claim(text, doc, b0, cl, parsed, foreign)
+                    claim = self._claim(text, doc, where, cl, parsed, foreign)
                     if claim is not None:
                         claims.append(claim)
         if foreign:
@@ -503,21 +548,22 @@ class SpacyDecomposer:
                            foreign[0])
         return claims
 
-    def _claim(self, text: str, doc: Any, base: int, cl: _Clause, parsed: bool,
+    def _claim(self, text: str, doc: Any, where: _Offsets, cl: _Clause, parsed: bool,
                foreign: list[str]) -> Claim | None:
         """The claim of clause ``cl``, or ``None``.
 
-        ``foreign`` gathers the claims in another language (checked as written).
+        ``where``: how the parser's text of the block lies in ``text``. ``foreign`` gathers
+        the claims in another language (checked as written).
         """
-        # the start is found in the parser's text, where a citation marker is blank: a marker
+        # the start is found in the parser's text, which has no citation marker: a marker
         # after the sentence before ("France.[1] Lyon is ...") is no part of this claim
-        start = base + strip_span(doc.text, cl.start, cl.end)[0]
-        start, end = strip_span(text, start, base + cl.end)
+        start = where.text(strip_span(doc.text, cl.start, cl.end)[0])
+        start, end = strip_span(text, start, where.text_end(cl.end))
         lead = LIST_ITEM.match(text, start, end)
         if lead:  # list numbering is not part of the claim
             start, end = strip_span(text, lead.end(), end)
         label = LINE_LABEL.match(text, start, end) if parsed else None
-        if label and self._labels_a_clause(doc, base, start, label.end(), end):
+        if label and self._labels_a_clause(doc, where, start, label.end(), end):
             # "**Size:** Paris is big.": the label is no part of the claim (but "Paris: the
             # capital of France" is the claim's subject, and stays)
             start, end = strip_span(text, label.end(), end)
@@ -526,7 +572,8 @@ class SpacyDecomposer:
             start, end = strip_span(text, lead.end(), end)
         raw = text[start:end]
         if cl.pronoun is not None and cl.antecedent:
-            a, b = base + cl.pronoun[0] - start, base + cl.pronoun[1] - start
+            a = where.text(cl.pronoun[0]) - start
+            b = where.text_end(cl.pronoun[1]) - start
             if 0 <= a < b <= len(raw):
                 ante = cl.antecedent
                 if a > 0 and ante.split(" ", 1)[0] in ("The", "A", "An", "This", "That"):
@@ -538,7 +585,7 @@ class SpacyDecomposer:
         unparsed = _unparsed_statement(body)
         if (len(_WORD.findall(body)) < 3 and not unparsed) or body.rstrip().endswith(("?", "？")):
             return None  # fragments and questions are not claims
-        span = doc.char_span(start - base, end - base, alignment_mode="expand")
+        span = doc.char_span(where.doc(start), where.doc(end), alignment_mode="expand")
         if parsed:
             words = [t for t in span or () if not (t.is_punct or t.is_space)]
             if not self._has_predicate(words, raw):
@@ -550,18 +597,19 @@ class SpacyDecomposer:
                     words[-1].pos_ in ("ADP", "DET", "CCONJ", "SCONJ", "AUX", "PART")):
                 return None  # cut off mid-clause ("... and died in"), e.g. at max_new_tokens
         labels = [e.label_ for e in doc.ents
-                  if e.start_char >= start - base and e.end_char <= end - base]
+                  if e.start_char >= where.doc(start) and e.end_char <= where.doc(end)]
         ctype, verifiable = classify_claim(body, labels)
         return Claim(_as_sentence(body), (start, end), ctype, verifiable)
 
-    def _labels_a_clause(self, doc: Any, base: int, start: int, cut: int, end: int) -> bool:
+    def _labels_a_clause(self, doc: Any, where: _Offsets, start: int, cut: int, end: int
+                         ) -> bool:
         """Whether ``text[start:cut]`` is a label before a clause of its own.
 
         It is when it has no verb and what follows it has one: "Size: Paris is big.", not
         "Paris: the capital of France." (the label is the subject) nor "He said: ...".
         """
-        head = doc.char_span(start - base, cut - base, alignment_mode="expand")
-        rest = doc.char_span(cut - base, end - base, alignment_mode="expand")
+        head = doc.char_span(where.doc(start), where.doc(cut), alignment_mode="expand")
+        rest = doc.char_span(where.doc(cut), where.doc(end), alignment_mode="expand")
         if head is None or rest is None:
             return False
         if any(t.pos_ in ("VERB", "AUX") or t.tag_ in _FINITE_TAGS for t in head):

@@ -543,3 +543,20 @@ def test_classify_lines_about_the_answer(text, discourse) -> None:
     assert (ctype == ClaimType.DISCOURSE) == discourse
     if discourse:
         assert not verifiable
+
+
+# citation markers inside a sentence no longer stop it being split into its clauses
+@pytest.mark.parametrize(("text", "claims", "spans"), [
+    ("Paris is in France [1] and Lyon is in Spain [2].",
+     ["Paris is in France.", "Lyon is in Spain."], ["Paris is in France", "Lyon is in Spain [2]."]),
+    ("The tower [1] was built in 1889 and it is 330 m tall [2][3].",
+     ["The tower was built in 1889.", "The tower is 330 m tall."],
+     ["The tower [1] was built in 1889", "it is 330 m tall [2][3]."]),
+    ("Paris is in France.[1] Lyon is in Spain.[^2]",
+     ["Paris is in France.", "Lyon is in Spain."], ["Paris is in France.", "Lyon is in Spain."]),
+])
+def test_decompose_citations_do_not_stop_clause_splitting(spacy_decomposer, text, claims,
+                                                          spans) -> None:
+    found = spacy_decomposer.decompose(text)
+    assert [c.text for c in found] == claims
+    assert [text[slice(*c.span)] for c in found] == spans
