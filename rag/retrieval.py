@@ -757,6 +757,14 @@ class DenseRetriever(_Corpus):
             IndexMismatchError: The model's embedding size differs from the index's.
         """
         self._require_index()
+        budget = self._token_budget()
+        if budget is not None:  # a query past the model's limit is read in part: said
+            limit, count = budget
+            over = [n for n in count(queries) if n > limit]
+            if over:
+                logger.warning("%d of %d queries are longer than the embedding model's %d "
+                               "tokens (the longest: %d): dense search reads only their "
+                               "first %d", len(over), len(queries), limit, max(over), limit)
         q = self.encode(queries)
         if q.shape[1] != self._faiss.d:
             raise IndexMismatchError(

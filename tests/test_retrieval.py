@@ -373,6 +373,16 @@ def test_retrieval_dense_passages_fit_the_embedding_models_token_limit(
     assert r.passages[-1].text == DOCS[0].text  # a short document stays whole
 
 
+def test_retrieval_dense_says_when_a_query_is_read_in_part(tiny_embedding_model,
+                                                             caplog) -> None:
+    r = _tiny(DenseRetriever, tiny_embedding_model).index(DOCS)
+    r.retrieve("What colour is the river?", top_k=1)
+    assert "longer than the embedding model" not in caplog.text
+    long_query = "What colour is the river? " + " ".join(str(1000 + i) for i in range(80))
+    r.retrieve(long_query, top_k=1)
+    assert "1 of 1 queries are longer than the embedding model's 62 tokens" in caplog.text
+
+
 @pytest.mark.slow
 def test_retrieval_dense_finds_the_end_of_a_long_passage_with_minilm() -> None:
     numbers = " ".join(f"{i * 7919 % 100000:05d}" for i in range(120))  # ~720 characters
