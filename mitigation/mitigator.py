@@ -58,6 +58,10 @@ _CONNECT_AFTER = re.compile(
 #: both ("- ", "2. ", "- **Size:** ", "Size: "). It is no part of a claim: a hedge or a
 #: warning keeps it, the removal of the item's only statement takes it.
 _ITEM_START = re.compile(rf"{LIST_ITEM.pattern}(?:{LINE_LABEL.pattern})?|\s*{LINE_LABEL.pattern}")
+#: A sentence's lead-in that names its source ("According to the report, "): it stays for
+#: the clauses after a removed one.
+_ATTRIBUTION = re.compile(r"\s*(?:according to|as reported (?:by|in)|as stated (?:by|in))\b"
+                          r"[^,.;:]*,\s*", re.I)
 #: A sentence's lead-in that is only a subordinator ("Although ", "When ").
 _LEAD_SUBORDINATOR = re.compile(rf"\s*{_SUBORDINATORS}\s*", re.I)
 _WORD = re.compile(r"[\w'’.,$%–-]+")  # an en dash joins a range: "1990–1995"
@@ -1012,6 +1016,13 @@ def _apply(sentence: str, pieces: list[tuple[int, int, str]]
         # a list item's "- " or "1. ", or a label, is no clause before; a claim is no label
         marker = _ITEM_START.match(before, 0, first)
         start = marker.end() if marker else 0
+        if not opener and a == first and _ATTRIBUTION.fullmatch(before, start):
+            # an attribution stays for what follows: "According to the report, Paris is big
+            # and Rome is old." -> "According to the report, Rome is old."
+            rest = _CONNECT_AFTER.sub("", after)
+            out = before + rest
+            shift(len(before) - (b + len(after) - len(rest)))
+            continue
         if not opener and a == first and (_LEAD_SUBORDINATOR.fullmatch(before, start) or
                                           re.search(r"(?:,|\bthat)\s*$", before, re.I)):
             # no claim before the clause, only a lead-in, which goes with it ("In 2020, the

@@ -1283,6 +1283,10 @@ def test_mitigation_a_kept_claim_drops_the_drafts_own_markers() -> None:
      [("Paris is big", S, None), ("Rome is old.", U, None)], "Paris is big [1]."),
     ("The report says that Paris is big and Rome is old.",
      [("Paris is big", U, None), ("Rome is old.", S, None)], "Rome is old [1]."),
+    # an attribution stays for the clause after the removed one
+    ("According to the report, Paris is big and Rome is old.",
+     [("Paris is big", U, None), ("Rome is old.", S, None)],
+     "According to the report, Rome is old [1]."),
     ("- In 2020, the museum was built and it opened in 2021.",
      [("the museum was built", U, None), ("it opened in 2021.", S, "The museum opened in 2021.")],
      "- The museum opened in 2021 [1]."),
