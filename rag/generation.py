@@ -14,6 +14,7 @@ import logging
 import math
 import numbers
 import os
+import re
 import threading
 import time
 import weakref
@@ -784,3 +785,52 @@ class StaticGenerator:
         """The stored draft, ``n`` times (the prompt is only checked)."""
         _check_generate_args(prompt, n)
         return [self.generation] * n
+
+
+#: Where a draft starts repeating its prompt (a small model's echo): a line that opens as the
+#: prompt's own lines do ("Question: ...", "Passages:").
+_ECHO_LINE = re.compile(r"^[ \t]*(?:Question|Passages):", re.M)
+
+
+def trim_echo(gen: Generation, prompt: str) -> Generation:
+    r"""``gen`` without the tail that repeats its prompt's scaffolding, if any.
+
+    A small model may write its answer and go on with the prompt itself: "Paris is the
+    capital of France.\n\nQuestion: What is the capital of France?\n\nAnswer the question in
+    two or three sentences ...". The draft is cut before the first line that opens as the
+    prompt's lines do ("Question:", "Passages:") or before the prompt's last line (its
+    instruction), with the tokens, log-probs and offsets of what is kept. A draft that is
+    all echo is returned as it is (with a warning): there is no answer to keep.
+
+    Example:
+        >>> prompt = build_prompt("Where is Paris?", [])
+        >>> trim_echo(Generation("Paris is in France.\n\nQuestion: Where is Paris?"),
+        ...           prompt).text
+        'Paris is in France.'
+    """
+    text = gen.text
+    cuts = [m.start() for m in _ECHO_LINE.finditer(text)
+            if m.group(0).strip() in (line.strip()[:len(m.group(0).strip())]
+                                      for line in prompt.splitlines())]
+    instruction = prompt.rstrip().rsplit("\n", 1)[-1].strip()
+    head = " ".join(instruction.split()[:6])
+    if len(head) >= 20 and head in text:
+        cuts.append(text.index(head))
+    if not cuts:
+        return gen
+    end = len(text[:min(cuts)].rstrip())
+    if end == 0:
+        logger.warning("the draft only repeats its prompt (%r...): kept as it is", text[:60])
+        return gen
+    offsets = gen.token_offsets
+    if offsets is None and gen.tokens is not None:
+        offsets = joined_offsets(text, gen.tokens)
+    if offsets is None:  # no tokens to keep in step
+        return Generation(text[:end], model=gen.model)
+    k = sum(1 for _, b in offsets if b <= end)
+    end = offsets[k - 1][1] if k else end
+    if k == 0:
+        return Generation(text[:end], model=gen.model)
+    return Generation(text[:end], gen.tokens[:k] if gen.tokens is not None else None,
+                      gen.token_logprobs[:k] if gen.token_logprobs is not None else None,
+                      offsets[:k] if gen.token_offsets is not None else None, gen.model)

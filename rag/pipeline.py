@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rag.decompose import Decomposer, SpacyDecomposer
-from rag.generation import Generator, HFGenerator, build_prompt
+from rag.generation import Generator, HFGenerator, build_prompt, trim_echo
 from rag.pairing import MIN_SCORE, EvidencePairer, check_min_score
 from rag.retrieval import DenseRetriever, HybridRetriever, Retriever
 from verifier.checking import is_int
@@ -92,7 +92,9 @@ class RAGPipeline:
         t["retrieve"] = time.perf_counter() - t0
         prompt = build_prompt(question, passages)
         t0 = time.perf_counter()
-        gen = Generation(draft) if draft is not None else self.generator.generate(prompt)[0]
+        # a small model may go on with the prompt itself after its answer: that is cut
+        gen = Generation(draft) if draft is not None else trim_echo(
+            self.generator.generate(prompt)[0], prompt)
         t["generate"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         claims = self.decomposer.decompose(gen.text)

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from rag.generation import DEFAULT_INSTRUCTION, Generator, build_prompt
+from rag.generation import DEFAULT_INSTRUCTION, Generator, build_prompt, trim_echo
 from rag.pairing import check_min_score
 from rag.retrieval import tokenize
 from verifier.checking import is_int
@@ -257,9 +257,8 @@ class SelfCorrectingPipeline:
                 yield self._emit({"type": "retrieved", "iteration": it, "query": query,
                                   "passages": [p.source_id for p in kept]})
             t0 = time.perf_counter()
-            draft = self.generator.generate(
-                build_prompt(question, kept, instruction=regenerate_instruction(feedback))
-            )[0].text
+            prompt = build_prompt(question, kept, instruction=regenerate_instruction(feedback))
+            draft = trim_echo(self.generator.generate(prompt)[0], prompt).text
             timings["generate"] = time.perf_counter() - t0
             yield self._emit({"type": "drafted", "iteration": it, "draft": draft})
             t0 = time.perf_counter()

@@ -13,8 +13,9 @@ from rag.generation import (
     OpenAICompatibleGenerator,
     StaticGenerator,
     build_prompt,
+    trim_echo,
 )
-from verifier.types import Evidence
+from verifier.types import Evidence, Generation
 
 WORDS = "paris is the capital of france berlin germany river city a an and big small".split()
 
@@ -527,3 +528,32 @@ def test_generation_prompt_over_the_context_is_refused_before_generating(tiny_lm
     with pytest.raises(ValueError, match=r"the prompt is 120 tokens; with the continuation's "
                                          r"9 tokens that is 129, over the context"):
         gen.score(prompt, "paris is big " * 3)
+
+
+# a small model's draft that goes on with its prompt: the echo is cut, tokens in step
+def test_generation_trim_echo_cuts_the_prompts_tail() -> None:
+    prompt = build_prompt("What is the capital of France?",
+                          [Evidence("Paris is the capital of France.", "doc1")])
+    tokens = ("[1]", " Paris", " is", " the", " capital", " of", " France.", "\n\n",
+              "Question", ":", " What", " is", "?", "\n\n", "Answer", " the", " question",
+              " in", " two", " or", " three", " sentences")
+    text = "".join(tokens)
+    offsets, pos = [], 0
+    for t in tokens:
+        offsets.append((pos, pos + len(t)))
+        pos += len(t)
+    gen = Generation(text, tokens, tuple(-0.1 * (k + 1) for k in range(len(tokens))),
+                     tuple(offsets), "m")
+    out = trim_echo(gen, prompt)
+    assert out.text == "[1] Paris is the capital of France."
+    assert "".join(out.tokens or ()) == out.text and len(out.token_logprobs or ()) == 7
+    assert out.token_offsets == tuple(offsets[:7]) and out.model == "m"
+    # the instruction echoed without a "Question:" line; none at all; all echo
+    echoed = "Paris is big. Answer the question in two or three sentences of your own."
+    assert trim_echo(Generation(echoed), prompt).text == "Paris is big."
+    assert trim_echo(Generation("Paris is big."), prompt).text == "Paris is big."
+    only = Generation("Question: What is the capital of France?")
+    assert trim_echo(only, prompt) is only
+    # "Question:" inside a line, or a line the prompt has not, is no echo
+    assert trim_echo(Generation("The Question: is it big?"), prompt).text == \
+        "The Question: is it big?"

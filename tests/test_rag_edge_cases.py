@@ -157,6 +157,29 @@ def test_pipeline_rejects_bool_top_k() -> None:
         RAGPipeline(BM25Retriever(), StaticGenerator("x"), decomposer=object(), top_k=True)
 
 
+def test_pipeline_cuts_a_draft_that_goes_on_with_its_prompt() -> None:
+    # the embedded 135M model answered, then wrote "Question: ..." and the instruction, whose
+    # sentences became claims ("Do not copy the list of passages.")
+    from rag.decompose import SpacyDecomposer
+
+    echo = ("Paris is the capital of France.\n\nQuestion: What is the capital of France?\n\n"
+            "Answer the question in two or three sentences of your own. Do not copy the list "
+            "of passages.")
+    retriever = BM25Retriever().index([Passage("Paris is the capital of France.", "doc1")])
+    result = RAGPipeline(retriever, StaticGenerator(echo),
+                         decomposer=SpacyDecomposer(model="not_installed"),
+                         pairer=EvidencePairer(dense_weight=0.0)).run(
+        "What is the capital of France?")
+    assert result.draft.text == "Paris is the capital of France."
+    assert [c.claim.text for c in result.claims] == ["Paris is the capital of France."]
+    # a draft the user brings is taken as it is
+    given = RAGPipeline(retriever, StaticGenerator("x"),
+                        decomposer=SpacyDecomposer(model="not_installed"),
+                        pairer=EvidencePairer(dense_weight=0.0)).run(
+        "What is the capital of France?", draft=echo)
+    assert given.draft.text == echo
+
+
 # --------------------------------------------------------------------- pairing
 def test_pairing_keeps_different_texts_of_one_source_without_spans() -> None:
     ev = [Evidence("Paris is in France.", "atlas"), Evidence("Lima is in Peru!!!!", "atlas")]
