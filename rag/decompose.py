@@ -70,6 +70,7 @@ _INNER_CAPITAL = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+")
 _SUBJ_DEPS = ("nsubj", "nsubjpass")
 # Pronoun subjects of a coordinated clause, replaced by the sentence's subject in the claim.
 _PRONOUNS = frozenset({"it", "he", "she", "they", "this", "that"})
+_DEMONSTRATIVES = frozenset({"this", "that"})
 # Dependents that make a verb phrase a complete predicate on its own (for "X did A and did B").
 _COMPLEMENTS = ("dobj", "attr", "acomp", "prep", "agent", "dative", "oprd", "xcomp", "ccomp",
                 "advmod", "npadvmod", "pobj")
@@ -754,7 +755,9 @@ class SpacyDecomposer:
             start, end = _balance_marks(doc.text, start, end, sent.start_char, sent.end_char)
             if kind == "own":
                 subj = subjects[i] if i in subjects else self._subject(tok)
-                if (subj is not None and subj.text.lower() in _PRONOUNS
+                # "this" and "that" stand for what the clause before says as often as for its
+                # subject ("..., and that's why it is famous" is no "Paris is why ...")
+                if (subj is not None and subj.text.lower() in _PRONOUNS - _DEMONSTRATIVES
                         and subj.left_edge.i == subj.right_edge.i and root_subj_text):
                     swap = self._pronoun_swap(subj, root_subj_text)
                     if swap is not None:

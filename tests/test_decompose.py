@@ -560,3 +560,15 @@ def test_decompose_citations_do_not_stop_clause_splitting(spacy_decomposer, text
     found = spacy_decomposer.decompose(text)
     assert [c.text for c in found] == claims
     assert [text[slice(*c.span)] for c in found] == spans
+
+
+# "this" and "that" may stand for the clause before: not replaced by its subject
+@pytest.mark.parametrize(("text", "claims"), [
+    ("Paris has many museums, and that's why it is famous.",
+     ["Paris has many museums.", "That's why it is famous."]),
+    ("The tower is tall, and this is why tourists visit it.",
+     ["The tower is tall.", "This is why tourists visit it."]),
+    ("Paris is big and it is old.", ["Paris is big.", "Paris is old."]),
+])
+def test_decompose_demonstratives_are_not_replaced(spacy_decomposer, text, claims) -> None:
+    assert [c.text for c in spacy_decomposer.decompose(text)] == claims
