@@ -71,6 +71,8 @@ _SUBJ_DEPS = ("nsubj", "nsubjpass")
 # Pronoun subjects of a coordinated clause, replaced by the sentence's subject in the claim.
 _PRONOUNS = frozenset({"it", "he", "she", "they", "this", "that"})
 _DEMONSTRATIVES = frozenset({"this", "that"})
+#: Words that open a question, or a title written as one ("How the tower was built").
+_WH_WORDS = frozenset({"what", "how", "why", "where", "when", "who"})
 # Dependents that make a verb phrase a complete predicate on its own (for "X did A and did B").
 _COMPLEMENTS = ("dobj", "attr", "acomp", "prep", "agent", "dative", "oprd", "xcomp", "ccomp",
                 "advmod", "npadvmod", "pobj")
@@ -597,6 +599,11 @@ class SpacyDecomposer:
             if (words and not raw.rstrip("\"')]”’ ").endswith((".", "!", "?")) and
                     words[-1].pos_ in ("ADP", "DET", "CCONJ", "SCONJ", "AUX", "PART")):
                 return None  # cut off mid-clause ("... and died in"), e.g. at max_new_tokens
+            if words and words[0].lower_ in _WH_WORDS and words[0].head == words[0].sent.root:
+                # a question without its mark or a title: "How the tower was built.", "What
+                # can happen when children get the coronavirus." ("When the war ended, the
+                # city was rebuilt." is a statement: its "When" opens a clause of its own)
+                return None
         labels = [e.label_ for e in doc.ents
                   if e.start_char >= where.doc(start) and e.end_char <= where.doc(end)]
         ctype, verifiable = classify_claim(body, labels)

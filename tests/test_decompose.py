@@ -572,3 +572,17 @@ def test_decompose_citations_do_not_stop_clause_splitting(spacy_decomposer, text
 ])
 def test_decompose_demonstratives_are_not_replaced(spacy_decomposer, text, claims) -> None:
     assert [c.text for c in spacy_decomposer.decompose(text)] == claims
+
+
+# a question without its mark, or a title written as one, is no claim
+@pytest.mark.parametrize(("text", "claims"), [
+    ("How the tower was built.", []),
+    ("What can happen when children get the coronavirus.", []),
+    ("Why Paris is famous.", []),
+    ("When the war ended, the city was rebuilt.",
+     ["When the war ended, the city was rebuilt."]),
+    ("Who founded Rome is unknown.", ["Who founded Rome is unknown."]),
+    ("What matters is its size.", ["What matters is its size."]),
+])
+def test_decompose_wh_titles_are_not_claims(spacy_decomposer, text, claims) -> None:
+    assert [c.text for c in spacy_decomposer.decompose(text)] == claims
