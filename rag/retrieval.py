@@ -615,6 +615,7 @@ class DenseRetriever(_Corpus):
         self.dtype = dtype
         self.show_progress_bar = show_progress_bar
         self._model: Any = None
+        self._budget: tuple[int, TokenCounter] | None = None  # set with the model
         self._faiss: Any = None
         self.embeddings: np.ndarray | None = None
 
@@ -652,6 +653,7 @@ class DenseRetriever(_Corpus):
             if dtype != "float32":
                 model = model.to(getattr(torch, dtype))
             model.eval()
+            self._budget = _token_budget_of(model, self.model_id)
             self._model = model
         logger.info("loaded embedding model %s on %s (%s)", self.model_id, device, dtype)
 
@@ -668,29 +670,12 @@ class DenseRetriever(_Corpus):
     def _token_budget(self) -> tuple[int, TokenCounter] | None:
         """The model's input limit less its special tokens, and its tokenizer's count.
 
-        Passages are chunked to fit it: the model drops the tokens past its limit, so the
-        end of a longer passage could never be found by dense search.
+        Passages are chunked to fit it (the model drops the tokens past its limit, so the
+        end of a longer passage could never be found by dense search), and a longer query is
+        said. Read once, when the model loads (:func:`_token_budget_of`).
         """
         self.warm_up()
-        tokenizer = getattr(self._model, "tokenizer", None)
-        limit = getattr(self._model, "max_seq_length", None)
-        if tokenizer is None or not is_int(limit) or limit <= 0:
-            logger.warning("embedding model %s has no tokenizer or max_seq_length: passages "
-                           "are chunked by characters only and may be truncated", self.model_id)
-            return None
-        special = int(tokenizer.num_special_tokens_to_add(pair=False))
-        if limit - special <= 0:
-            raise ValueError(f"embedding model {self.model_id!r} has max_seq_length {limit}, no "
-                             f"room for text after its {special} special tokens")
-
-        def count(texts: Sequence[str]) -> list[int]:
-            ids = tokenizer(list(texts), add_special_tokens=False, truncation=False,
-                            verbose=False)["input_ids"]
-            return [len(i) for i in ids]
-
-        logger.info("chunking for %s: at most %d tokens a passage", self.model_id,
-                    limit - special)
-        return limit - special, count
+        return self._budget
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-norm float32 embeddings, shape ``(len(texts), dim)``; ``(0, dim)`` for none."""
@@ -852,6 +837,29 @@ class DenseRetriever(_Corpus):
         r._load_corpus(path, manifest)
         r._load_vectors(path, manifest)
         return r
+
+
+def _token_budget_of(model: Any, model_id: str) -> tuple[int, TokenCounter] | None:
+    """:meth:`DenseRetriever._token_budget` of a loaded sentence-transformers ``model``."""
+    tokenizer = getattr(model, "tokenizer", None)
+    limit = getattr(model, "max_seq_length", None)
+    if tokenizer is None or not is_int(limit) or limit <= 0:
+        logger.warning("embedding model %s has no tokenizer or max_seq_length: passages are "
+                       "chunked by characters only and may be truncated", model_id)
+        return None
+    special = int(tokenizer.num_special_tokens_to_add(pair=False))
+    if limit - special <= 0:
+        raise ValueError(f"embedding model {model_id!r} has max_seq_length {limit}, no room "
+                         f"for text after its {special} special tokens")
+
+    def count(texts: Sequence[str]) -> list[int]:
+        ids = tokenizer(list(texts), add_special_tokens=False, truncation=False,
+                        verbose=False)["input_ids"]
+        return [len(i) for i in ids]
+
+    logger.info("embedding model %s reads at most %d tokens of a text", model_id,
+                limit - special)
+    return limit - special, count
 
 
 def _read_vector_manifest(path: Path, type_name: str, model_name_or_path: str | None
