@@ -10,7 +10,8 @@ follows: how well the verdicts' scores rank true above planted claims (AUROC) an
 both-sides figure any one cut on them could reach, tuned on these claims themselves (an
 upper bound of what re-thresholding could do, not a setting to ship).
 
-    python benchmarks/bench_mitigation.py [--drafts 200] [--strictness balanced]
+    python benchmarks/bench_mitigation.py [--drafts 200] [--strictness balanced] [--seed 13]
+        [--context-chars 400]   # 0: evidence read inside its whole passage
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from mitigation.mitigator import Mitigator
 from rag.pairing import EvidencePairer
 from verifier.datasets import REFUTES, SUPPORTS, load_preset
 from verifier.types import Claim, ClaimEvidence, Evidence, Status
-from verifier.verify import Verifier
+from verifier.verify import CONTEXT_CHARS, Verifier
 
 NOT_ASSERTED = {"removed", "corrected", "warned", "hedged"}
 ASSERTED = {"cited", "kept"}
@@ -42,8 +43,13 @@ def main() -> None:
     ap.add_argument("--true-per-draft", type=int, default=4)
     ap.add_argument("--strictness", default="balanced")
     ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--context-chars", type=int, default=CONTEXT_CHARS,
+                    help=f"Verifier(context_chars=...): characters of its passage an evidence "
+                    f"sentence is read in (default {CONTEXT_CHARS}; 0: the whole passage, "
+                    f"as before 2026-11-27; results then go to a file of their own)")
     args = ap.parse_args()
-    verifier = Verifier(top_k_evidence=2, strictness=args.strictness)
+    context = args.context_chars or None
+    verifier = Verifier(top_k_evidence=2, strictness=args.strictness, context_chars=context)
     mitigator = Mitigator(args.strictness)
     actions: dict[str, Counter] = {"planted": Counter(), "true": Counter()}
     lost_own_first = 0  # true claims not kept whose best evidence was their own document's
@@ -96,8 +102,10 @@ def main() -> None:
     for name, r in ranking.items():
         print(f"diagnostic, {name}: AUROC {r['auroc']:.3f}; best cut on these claims "
               f"{r['cut']:.3f}: removed {r['removed']:.3f}, kept {r['kept']:.3f}")
-    write_result(f"mitigation_{args.strictness}", {
+    suffix = "" if context == CONTEXT_CHARS else f"_context{args.context_chars}"
+    write_result(f"mitigation_{args.strictness}{suffix}", {
         "drafts": args.drafts, "strictness": args.strictness, "seconds": round(secs, 1),
+        "context_chars": context,
         "planted_removed_or_corrected": round(removed, 4), "true_kept": round(kept, 4),
         "wilson_95": {k: [round(lo, 4), round(hi, 4)] for k, (lo, hi) in interval.items()},
         "planted_actions": dict(actions["planted"]), "true_actions": dict(actions["true"]),
