@@ -22,6 +22,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from mitigation.values import (
     _MONTHS,
     ERA_AFTER_YEAR,
+    ERA_WORDS,
     MONTH_NAMES,
     Date,
     Number,
@@ -34,6 +35,7 @@ from mitigation.values import (
     find_numbers,
     find_ordinals,
     find_quotes,
+    half_step,
     in_other_currency,
     in_unit_of,
     money_text,
@@ -366,7 +368,6 @@ def _bound_met(n: Number, bound: Literal["min", "max"] | None, unit: str | None,
 _APPROXIMATE = re.compile(r"(?:\b(?:about|around|approximately|roughly|nearly|almost|some|"
                           r"circa|approx\.?|an estimated|estimated)|~|≈)\s*[$€£]?\s*$",
                           re.IGNORECASE)
-_DIGITS = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
 def _rounds(claim: str, n: Number, numbers: Sequence[Number]) -> bool:
@@ -389,26 +390,15 @@ def _rounds(claim: str, n: Number, numbers: Sequence[Number]) -> bool:
     >>> _rounds(t, find_numbers(t)[0], find_numbers("The tower is 330 m tall."))
     False
     """
-    digits = _DIGITS.search(n.text)
-    if digits is None or n.value <= 0 or not math.isfinite(n.value) or n.hour is not None \
-            or n.high is not None or n.fraction:
+    if not re.search(r"\d", n.text) or n.value <= 0 or not math.isfinite(n.value) \
+            or n.hour is not None or n.high is not None or n.fraction:
         return False
-    written = digits.group(0).replace(",", "")
-    try:
-        shown = float(written)
-    except ValueError:
-        return False
-    if shown <= 0:
-        return False
-    scale = n.value / shown  # "2.1 million": a million
-    decimals = len(written.split(".")[1]) if "." in written else 0
-    step = scale * 10.0 ** -decimals
     approximate = bool(_APPROXIMATE.search(claim, 0, n.span[0]))
     if not approximate and _one_figure(n.value):
         return False  # "1%", "$3 billion": one figure rounds too much to pair by value alone
-    if decimals == 0 and approximate:
-        zeros = len(written) - len(written.rstrip("0"))
-        step *= 10.0 ** min(zeros, len(written) - 1)
+    # the place of the last written digit ("2.1 million": a hundred thousand); approximate,
+    # of the last one that is not a trailing zero ("about 300": a hundred)
+    step = 2 * half_step(n, zeros=approximate)
     for m in numbers:
         if not comparable(n, m) or m.unit != n.unit:
             continue
@@ -895,7 +885,7 @@ def _substitute(claim: str, name: str, start: int, evidence: Sequence[str]
     for text in evidence:
         for m in pattern.finditer(text):
             other = m.group(1)
-            if other in ("BC", "BCE", "CE", "AD"):
+            if other in ERA_WORDS:
                 continue  # "in 681 BCE": an era, no name after "in 681"
             # another spelling of the same name ("Philip" for "Phillip") is no other name
             if other.lower() not in lowered and \

@@ -173,14 +173,18 @@ _DATE_NUMERIC = re.compile(r"(?<![\w.,/-])(?P<a>\d{1,2})(?P<sep>[/.])(?P<b>\d{1,
 _YEAR_RANGE = re.compile(r"\b(?P<y>1[0-9]\d\d|20\d\d)[-–/](?P<yy>\d\d)(?![\w-]|[.,/]\d)")
 _MONTH_YEAR = re.compile(rf"\b(?P<m>{_MONTH_RE})\.?\s+(?P<y>\d{{4}})\b", re.I)
 _YEAR = re.compile(r"\b(?P<y>1[0-9]\d\d|20\d\d)\b")
-#: The era after a year that counts down ("44 BC", "753 BCE", "300 B.C."): the year is read
-#: as negative, so that "300 BC" is not given by "300 AD".
-_BEFORE_COMMON_ERA = re.compile(r"[ \u00a0]?(?:BCE?|B\.C\.(?:E\.)?)(?!\w)")
+#: An era that counts down, written after a year ("44 BC", "753 BCE", "300 B.C.").
+_BCE = r"(?:BCE?|B\.C\.(?:E\.)?)"
+#: That era after a year: the year is read as negative, so that "300 BC" is not given by
+#: "300 AD".
+_BEFORE_COMMON_ERA = re.compile(rf"[ \u00a0]?{_BCE}(?!\w)")
 #: What joins the years of a range that one era after the second counts down ("221 to 206
 #: BC", "1200 -- 1100 BC").
 _ERA_RANGE_JOIN = re.compile(r"\s*(?:-{1,2}|[–—]|to|and|until)\s*")
 #: An era written after a year ("44 BC", "79 AD", "753 B.C."): a date's, not a name.
-ERA_AFTER_YEAR = re.compile(r"(?<=\d)[ \u00a0]?(?:BCE?|B\.C\.(?:E\.)?|CE|AD|A\.D\.)(?!\w)")
+ERA_AFTER_YEAR = re.compile(rf"(?<=\d)[ \u00a0]?(?:{_BCE}|CE|AD|A\.D\.)(?!\w)")
+#: The eras as words (a name after "in 681" is no era: "BCE").
+ERA_WORDS = frozenset({"BC", "BCE", "CE", "AD"})
 _YEAR_OR_DECADE = re.compile(r"\b(?P<y>1[0-9]\d\d|20\d\d)(?P<dec>['’]?s)?\b")
 #: An ordinal word, compound ones included ("twenty-first", "thirty second").
 _ORDINAL_WORDS = (r"(?:(?P<tens>" + _TENS + r")(?=" + _ORDINAL_TAIL + r")[\s-])?"
@@ -592,7 +596,7 @@ def unit_span(text: str, n: Number) -> tuple[int, int] | None:
     return m.span() if m else None
 
 
-def _half_step(n: Number, *, zeros: bool = False) -> float:
+def half_step(n: Number, *, zeros: bool = False) -> float:
     """Half the place of ``n``'s last written digit, in ``n``'s unit.
 
     "12" 0.5, "3.1" 0.05, "1.2 million" 50,000, "1½" 0.5; 0.5 for a number in words.
@@ -672,9 +676,9 @@ def same_measure(n: Number, m: Number) -> bool | None:
     dim, f_n, _ = _UNITS[n.unit]  # type: ignore[index]
     to_n = _UNITS[m.unit][1] / f_n  # type: ignore[index]  # m's steps in n's unit
     big = max(abs(n.value), abs(converted))
-    tolerance = max(_half_step(n), _half_step(m) * to_n)
+    tolerance = max(half_step(n), half_step(m) * to_n)
     if dim != "temperature":
-        rounded = max(_half_step(n, zeros=True), _half_step(m, zeros=True) * to_n)
+        rounded = max(half_step(n, zeros=True), half_step(m, zeros=True) * to_n)
         tolerance = min(max(tolerance, min(rounded, 0.05 * big)), 0.2 * big)
     return abs(n.value - converted) < max(tolerance, 0.005 * big)
 
