@@ -24,6 +24,7 @@ from mitigation.checks import (
 from mitigation.values import _FUNCTION_WORDS, SENTENCE_WORDS, find_numbers
 from verifier.checking import is_int
 from verifier.text import (
+    CITATION_MARK,
     CJK,
     FOOTNOTE_REF,
     HEADING,
@@ -41,7 +42,7 @@ Strictness = Literal["lenient", "balanced", "strict"]
 Action = Literal["cited", "kept", "corrected", "warned", "hedged", "removed"]
 SCHEMA_VERSION = "1"
 
-_CITE = re.compile(r"\s*\[\d+(?:\s*,\s*\d+)*\]")
+_CITE = re.compile(rf"\s*{CITATION_MARK}")
 #: The conjunctions that open a clause of its own.
 _CONJUNCTIONS = r"(?:and|but|or|so|yet|while|whereas)\b"
 #: The subordinators of a clause that states a fact: without that clause, they go too ("The
@@ -70,7 +71,7 @@ _MD_SPECIAL = re.compile(r"[\\`*_\[\]|~]")
 #: A Markdown heading line ("## Paris").
 _HEADING_LINE = re.compile(rf"^{HEADING}$", re.M)
 #: The draft's own ``[n]`` markers right after a claim (they go with the claim's edit).
-_MARKERS = re.compile(r"(?:[ \t]*\[\d+(?:\s*,\s*\d+)*\])+")
+_MARKERS = re.compile(rf"(?:[ \t]*{CITATION_MARK})+")
 #: Sentence-initial words that a hedge lowercases ("However," -> "however,"). Any other
 #: capitalised first word ("I", "U.S.", "Apple's", "Einstein,", "About a Boy") may be a name
 #: and stays. The words shared with the checks' name rule come from ``SENTENCE_WORDS``.
@@ -1016,20 +1017,17 @@ def _apply(sentence: str, pieces: list[tuple[int, int, str]]
         # a list item's "- " or "1. ", or a label, is no clause before; a claim is no label
         marker = _ITEM_START.match(before, 0, first)
         start = marker.end() if marker else 0
-        if not opener and a == first and _ATTRIBUTION.fullmatch(before, start):
-            # an attribution stays for what follows: "According to the report, Paris is big
-            # and Rome is old." -> "According to the report, Rome is old."
-            rest = _CONNECT_AFTER.sub("", after)
-            out = before + rest
-            shift(len(before) - (b + len(after) - len(rest)))
-            continue
-        if not opener and a == first and (_LEAD_SUBORDINATOR.fullmatch(before, start) or
-                                          re.search(r"(?:,|\bthat)\s*$", before, re.I)):
+        # an attribution before the first clause stays for what follows ("According to the
+        # report, Paris is big and Rome is old." -> "According to the report, Rome is old.")
+        attribution = not opener and a == first and bool(_ATTRIBUTION.fullmatch(before, start))
+        if not opener and a == first and not attribution and (
+                _LEAD_SUBORDINATOR.fullmatch(before, start) or
+                re.search(r"(?:,|\bthat)\s*$", before, re.I)):
             # no claim before the clause, only a lead-in, which goes with it ("In 2020, the
             # museum was built and it opened ..." -> "It opened ...", "When the war ended,
             # the city ..." -> "The city ...")
             before = before[:start]
-        if before[marker.end() if marker else 0:].strip() and not opener:
+        if before[start:].strip() and not opener and not attribution:
             connector = _CONNECT_BEFORE.search(before)
             before = before[:connector.start()] if connector else before
             rest = after.strip()
@@ -1043,22 +1041,23 @@ def _apply(sentence: str, pieces: list[tuple[int, int, str]]
             sep = "" if not kept or re.match(r"[,;:.!?)\]]", kept) else " "
             out = before + sep + kept + (end_punct or "")
             shift(len(before) + len(sep) - (b + skipped))
-        else:  # the clause began the sentence, or a bracket ("big (Rome is old, and ...)")
+        else:  # the clause began the sentence (after an attribution), or a bracket ("big
+            # (Rome is old, and ...)")
             rest = _CONNECT_AFTER.sub("", after)
-            out = before + (rest if opener else _first_letter(rest, True))
+            out = before + (rest if opener or attribution else _first_letter(rest, True))
             shift(len(before) - (b + len(after) - len(rest)))
     marker = _ITEM_START.match(out, 0, first)
     if not re.search(r"\w", out[marker.end() if marker else 0:]):
         return "", {}  # every clause went: no stop or dash stays behind
     # a comma inside a closing quote was the sentence's, which now ends there: 'is called
     # "Heat" [1].', not '"Heat," [1].'
-    comma = re.search(r",[\"”’](?:\s*\[\d+(?:\s*,\s*\d+)*\])?[.!?]?\s*$", out)
+    comma = re.search(rf",[\"”’](?:\s*{CITATION_MARK})?[.!?]?\s*$", out)
     if comma:
         at = comma.start()
         out = out[:at] + out[at + 1:]
         where = {k: (s - (s > at), e - (e > at)) for k, (s, e) in where.items()}
     # a stop ends the sentence, unless one does already ("in the U.S. [1]")
-    if out.strip() and not re.search(r"[.!?][\"”')\]]*(?:\s*\[\d+(?:\s*,\s*\d+)*\])?"
+    if out.strip() and not re.search(rf"[.!?][\"”')\]]*(?:\s*{CITATION_MARK})?"
                                      rf"(?:{FOOTNOTE_REF})*\s*$", out) \
             and (stop := re.search(rf"([.!?])(?:{FOOTNOTE_REF})*\s*$", sentence)):
         out = out.rstrip() + stop.group(1)

@@ -12,6 +12,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from verifier.registry import register
 from verifier.text import (
+    CITATION_MARK,
     CJK,
     FOOTNOTE_REF,
     HEADING,
@@ -28,7 +29,7 @@ logger = logging.getLogger(__name__)
 
 # A citation marker "[1]", "[2, 3]", or a Markdown footnote reference "[^1]" (not the
 # "[^1]: " that opens its definition, a list marker to the decomposer).
-_CITATION = re.compile(rf"\s*(?:\[\d+(?:\s*,\s*\d+)*\]|{FOOTNOTE_REF}(?!:))")
+_CITATION = re.compile(rf"\s*(?:{CITATION_MARK}|{FOOTNOTE_REF}(?!:))")
 _OPINION = re.compile(r"\b(i|we)\s+(think|believe|feel|guess|suppose|reckon|love|like|hate)\b|"
                       r"\bin my (opinion|view)\b|\bpersonally\b", re.I)
 _RECOMMEND = re.compile(r"\b(you|we|one|they)\s+(should|must|ought to|need to)\b|"

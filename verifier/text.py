@@ -62,6 +62,8 @@ def csv_unescaped(text: str) -> str:
 
 #: A Markdown footnote reference ("[^1]", "[^note]").
 FOOTNOTE_REF = r"\[\^[^\]\s]+\]"
+#: A citation marker: "[1]", "[2, 3]".
+CITATION_MARK = r"\[\d+(?:\s*,\s*\d+)*\]"
 #: A list item's marker at the start of a line: "- ", "* ", "+ ", "• ", "1. ", "2) ", and a
 #: Markdown footnote definition's "[^1]: " (its text is read as an item's).
 LIST_ITEM = re.compile(rf"\s*(?:\d{{1,2}}[.)]|[-*+•]|{FOOTNOTE_REF}:)\s+")
