@@ -19,6 +19,7 @@ from verifier.text import (
     LABELLED_VALUE,
     LINE_LABEL,
     LIST_ITEM,
+    STOP_WORDS,
     WRAP_WORDS,
     strip_span,
     trimmed_sentence_spans,
@@ -71,7 +72,10 @@ _INNER_CAPITAL = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+")
 _SUBJ_DEPS = ("nsubj", "nsubjpass")
 # Pronoun subjects of a coordinated clause, replaced by the sentence's subject in the claim.
 _PRONOUNS = frozenset({"it", "he", "she", "they", "this", "that"})
-_DEMONSTRATIVES = frozenset({"this", "that"})
+#: The pronouns replaced by their antecedent: not "this" and "that", which stand for what the
+#: clause before says as often as for its subject ("..., and that's why it is famous" is no
+#: "Paris is why ...").
+_REPLACED_PRONOUNS = _PRONOUNS - {"this", "that"}
 #: Words that open a question, or a title written as one ("How the tower was built").
 _WH_WORDS = frozenset({"what", "how", "why", "where", "when", "who"})
 # Dependents that make a verb phrase a complete predicate on its own (for "X did A and did B").
@@ -83,19 +87,12 @@ _LEAD_CC = re.compile(r"(?:and|but)\b,?\s+(?=\S)", re.I)
 _WORD = re.compile(r"[^\W\d_]{2,}|\d+(?:[.,]\d+)*")
 #: Function words of French, German, Spanish, Italian, Portuguese and Dutch that English has
 #: not: more of these (and words with letters outside ASCII) than English function words
-#: tell a sentence in another language from an English sign-off ("Best regards, John
-#: Smith.").
+#: (:data:`~verifier.text.STOP_WORDS`) tell a sentence in another language from an English
+#: sign-off ("Best regards, John Smith.").
 _FOREIGN = frozenset(
     "le la les des du et est une un en sur dans pour par avec der die das und ist ein eine "
     "wurde wird mit von zu den dem el los las y es del que con por para il lo di che è della "
     "nel os da em com não het een van op zijn werd".split())
-#: English function words (:func:`_unparsed_statement` weighs them against :data:`_FOREIGN`).
-_ENGLISH = frozenset(
-    "the an of in on at for to from with by about into over after before under between during "
-    "and or but if so because while is are was were be been has have had do does did can "
-    "will would should may might must it its this that these those he she they we you his "
-    "her their our there here which who what when where how why not no as than all some "
-    "more most such also only very".split())
 
 
 def _unparsed_statement(body: str) -> Literal["label", "language"] | None:
@@ -122,7 +119,7 @@ def _unparsed_statement(body: str) -> Literal["label", "language"] | None:
         return "language"
     words = [w.lower() for w in re.findall(r"[^\W\d_]+", body)]
     foreign = sum(not w.isascii() or w in _FOREIGN for w in words)
-    return "language" if len(words) >= 4 and foreign > sum(w in _ENGLISH for w in words) \
+    return "language" if len(words) >= 4 and foreign > sum(w in STOP_WORDS for w in words) \
         else None
 # Tags of finite verbs, trusted even where the coarse part of speech says otherwise.
 _FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
@@ -527,9 +524,7 @@ class SpacyDecomposer:
         # spaces where "[1]" was is a token of its own, and "Paris is in France [1] and Lyon
         # is in Spain [2]." was one claim); offsets map its text back to ``text``.
         markers = [m.span() for m in _CITATION.finditer(text)]
-        masked = text
-        for a, b in markers:
-            masked = masked[:a] + " " * (b - a) + masked[b:]
+        masked = _CITATION.sub(lambda m: " " * len(m.group(0)), text)
         blocks = text_blocks(masked)
         claims: list[Claim] = []
         foreign: list[str] = []
@@ -586,13 +581,19 @@ class SpacyDecomposer:
         if cl.prefix:
             raw = f"{cl.prefix} {raw}"
         body = " ".join(strip_citations(raw).split())
-        unparsed = _unparsed_statement(body)
-        if (len(_WORD.findall(body)) < 3 and not unparsed) or body.rstrip().endswith(("?", "？")):
-            return None  # fragments and questions are not claims
+        if body.rstrip().endswith(("?", "？")):
+            return None  # questions are not claims
+        # (what the English parser cannot read is judged only where needed: a short claim,
+        # or one without a verb)
+        short = len(_WORD.findall(body)) < 3
+        unparsed = _unparsed_statement(body) if short else None
+        if short and not unparsed:
+            return None  # fragments are not claims
         span = doc.char_span(where.doc(start), where.doc(end), alignment_mode="expand")
         if parsed:
             words = [t for t in span or () if not (t.is_punct or t.is_space)]
             if not self._has_predicate(words, raw):
+                unparsed = unparsed or _unparsed_statement(body)
                 if not unparsed:
                     return None  # no verb: a heading, a greeting or a bare noun phrase
                 if unparsed == "language":
@@ -763,9 +764,7 @@ class SpacyDecomposer:
             start, end = _balance_marks(doc.text, start, end, sent.start_char, sent.end_char)
             if kind == "own":
                 subj = subjects[i] if i in subjects else self._subject(tok)
-                # "this" and "that" stand for what the clause before says as often as for its
-                # subject ("..., and that's why it is famous" is no "Paris is why ...")
-                if (subj is not None and subj.text.lower() in _PRONOUNS - _DEMONSTRATIVES
+                if (subj is not None and subj.text.lower() in _REPLACED_PRONOUNS
                         and subj.left_edge.i == subj.right_edge.i and root_subj_text):
                     swap = self._pronoun_swap(subj, root_subj_text)
                     if swap is not None:
@@ -993,7 +992,6 @@ class LLMDecomposer:
                 raise
             logger.warning("LLM decomposer output unusable; falling back to spaCy")
             return self.fallback.decompose(text)
-        from rag.retrieval import STOP_WORDS
 
         sents = trimmed_sentence_spans(text)
         sent_words = [[(m.start(), m.end(), m.group().lower())

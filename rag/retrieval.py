@@ -41,7 +41,7 @@ from verifier.embedded import (
 )
 from verifier.errors import IndexMismatchError, ModelLoadError
 from verifier.registry import register
-from verifier.text import CJK_CHARS
+from verifier.text import CJK_CHARS, STOP_WORDS
 from verifier.types import Evidence, Passage
 
 logger = logging.getLogger(__name__)
@@ -55,14 +55,6 @@ IndexType = Literal["flat", "hnsw", "ivf"]
 _INDEX_TYPES = ("flat", "hnsw", "ivf")
 _DTYPES = (None, "auto", "float32", "bfloat16", "float16")
 
-STOP_WORDS = frozenset(
-    "a an the and or but if then else of in on at to for from by with without as is are was "
-    "were be been being am do does did have has had having it its this that these those there "
-    "here what which who whom whose when where why how not no nor so than too very can could "
-    "will would shall should may might must i me my we our you your he him his she her they "
-    "them their about into over under again further once all any both each few more most other "
-    "some such only own same just also s t".split()
-)
 #: Ideographs and kana: text without spaces between words, so each character is a token.
 _TOKEN = re.compile(rf"[{CJK_CHARS}]|[^\W{CJK_CHARS}]+", re.UNICODE)
 

@@ -60,6 +60,16 @@ def csv_unescaped(text: str) -> str:
     return m.group("body").replace('""', '"') + m.group("tail")
 
 
+#: English function words: left out of BM25's tokens (:func:`rag.retrieval.tokenize`), and
+#: weighed against another language's by the decomposer.
+STOP_WORDS = frozenset(
+    "a an the and or but if then else of in on at to for from by with without as is are was "
+    "were be been being am do does did have has had having it its this that these those there "
+    "here what which who whom whose when where why how not no nor so than too very can could "
+    "will would shall should may might must i me my we our you your he him his she her they "
+    "them their about into over under again further once all any both each few more most other "
+    "some such only own same just also s t".split()
+)
 #: A Markdown footnote reference ("[^1]", "[^note]").
 FOOTNOTE_REF = r"\[\^[^\]\s]+\]"
 #: A citation marker: "[1]", "[2, 3]".
