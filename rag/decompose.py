@@ -20,7 +20,7 @@ from verifier.text import (
     LINE_LABEL,
     LIST_ITEM,
     STOP_WORDS,
-    WRAP_WORDS,
+    leads_on,
     strip_span,
     trimmed_sentence_spans,
 )
@@ -374,8 +374,7 @@ def _statement_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
         words = line.split()
         if len(words) < 3 or not (line[:1].isupper() or line[:1].isdigit()):
             return [(start, end)]
-        if k < len(spans) - 1 and (line[-1:] in ".!?:;,-–—\"'" or
-                                   words[-1].lower() in WRAP_WORDS):
+        if k < len(spans) - 1 and (line[-1:] in ".!?:;\"'" or leads_on(line)):
             return [(start, end)]
     return spans
 

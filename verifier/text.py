@@ -255,8 +255,22 @@ def _wrapped(text: str, newline: int) -> bool:
             r"[.!?:;。！？][\"')\]”’»]*$", line) or LIST_ITEM.match(nxt) or \
             _BLOCK_START.match(nxt) or LINE_LABEL.match(nxt.lstrip()):
         return False
+    return nxt.lstrip()[:1].islower() or leads_on(line)
+
+
+def leads_on(line: str) -> bool:
+    """Whether ``line`` ends mid-sentence, so that the next line goes on with it.
+
+    It ends with a comma, a hyphen or a dash, or a word of :data:`WRAP_WORDS` ("... on the
+    Champ de Mars in", "designed by").
+
+    Example:
+        >>> leads_on("The tower was designed by"), leads_on("The tower opened in 1889")
+        (True, False)
+    """
+    line = line.rstrip()
     last = re.search(r"[^\W\d_]+$", line)
-    return nxt.lstrip()[:1].islower() or line.endswith((",", "-", "–", "—")) or bool(
+    return line.endswith((",", "-", "–", "—")) or bool(
         last and last.group(0).lower() in WRAP_WORDS)
 
 
