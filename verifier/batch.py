@@ -1350,12 +1350,14 @@ def resolve_threshold(cfg: EvalConfig) -> tuple[float | None, str]:
     """
     if cfg.threshold is not None:
         return cfg.threshold, "argument"
-    if cfg.mode == "ensemble":
+    if cfg.mode == "ensemble":  # the cut the scorer's Verifier decides by
         from verifier.embedded import embedded_meta_path
         from verifier.meta import StatusClassifier
+        from verifier.verify import support_cut
 
-        cut = float(StatusClassifier.load(embedded_meta_path("ensemble")).support_threshold_)
-        return cut, "the meta-classifier's p(Supported) cut (models/meta/ensemble.json)"
+        cut = support_cut(StatusClassifier.load(embedded_meta_path("ensemble")), "balanced")
+        if cut is not None:
+            return cut, "the meta-classifier's p(Supported) cut (models/meta/ensemble.json)"
     if cfg.scheme == "3class":
         return None, "argmax (3-class)"
     if cfg.mode == "nli":

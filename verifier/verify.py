@@ -256,6 +256,19 @@ SUPPORT_MIN: dict[str, float] = {"lenient": 0.35, "balanced": 0.0, "strict": 0.7
 SUPPORT_SHIFT: dict[str, float] = {"lenient": -0.1, "balanced": 0.0, "strict": 0.2}
 
 
+def support_cut(meta: Any, strictness: Strictness) -> float | None:
+    """The least p(Supported) for ``Supported`` with ``meta``'s learned cut at ``strictness``.
+
+    ``t`` + :data:`SUPPORT_SHIFT` [strictness], kept within [0.05, 0.95], where ``t`` is the
+    classifier's ``support_threshold_``; ``None`` when it has none (:meth:`Verifier.decide`
+    then uses :data:`SUPPORT_MIN`).
+    """
+    cut = getattr(meta, "support_threshold_", None)
+    if cut is None:
+        return None
+    return min(max(float(cut) + SUPPORT_SHIFT[strictness], 0.05), 0.95)
+
+
 #: Features computed from the detectors' own (see :func:`derive_features`): log-odds of the
 #: NLI probabilities (a linear model needs them to weigh near-certain rows), NLI x alignment
 #: interactions (entailment counts for more when the evidence covers the claim), and log
@@ -572,9 +585,9 @@ class Verifier:
         s = probabilities[Status.SUPPORTED.value]
         c = probabilities[Status.CONTRADICTORY.value]
         i = probabilities[Status.INSUFFICIENT_INFO.value]
-        cut = getattr(self.meta, "support_threshold_", None)
+        cut = support_cut(self.meta, self.strictness)
         if cut is not None:
-            if s >= min(max(float(cut) + SUPPORT_SHIFT[self.strictness], 0.05), 0.95):
+            if s >= cut:
                 return Status.SUPPORTED
         else:
             floor = SUPPORT_MIN[self.strictness]
