@@ -935,13 +935,10 @@ class EvalConfig:
         if isinstance(self.inputs, (str, os.PathLike)):  # one file: not its characters
             self.inputs = [self.inputs]  # type: ignore[list-item]
         self.inputs = [Path(p) for p in self.inputs]
-        if isinstance(self.output_dir, str) and not self.output_dir.strip():  # Path(""): "."
-            raise ValueError(f"output_dir (--output-dir) must name a folder, got "
-                             f"{self.output_dir!r}")
-        self.output_dir = Path(self.output_dir)
-        if self.output_dir.exists() and not self.output_dir.is_dir():
-            raise ValueError(f"output_dir (--output-dir) must name a folder, got the file "
-                             f"{str(self.output_dir)!r}")
+        try:
+            self.output_dir = check_output_dir(self.output_dir)
+        except ValueError as exc:
+            raise ValueError(f"output_dir (--output-dir) {exc}") from None
         if not self.inputs:
             raise ValueError("inputs must name at least one file, got none")
         seen: dict[Path, Path] = {}
@@ -1020,6 +1017,22 @@ class EvalConfig:
         """Hash of :meth:`settings`: a run resumes only into a folder of the same one."""
         return hashlib.sha256(json.dumps(self.settings(**extra), sort_keys=True)
                               .encode()).hexdigest()
+
+
+def check_output_dir(value: str | os.PathLike[str]) -> Path:
+    """``value`` as the folder a run writes into.
+
+    Not blank (``Path("")`` would be the working folder) and not a file.
+
+    Raises:
+        ValueError: "must name a folder, got ..." (callers name the option).
+    """
+    if isinstance(value, str) and not value.strip():
+        raise ValueError(f"must name a folder, got {value!r}")
+    path = Path(value)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"must name a folder, got the file {str(value)!r}")
+    return path
 
 
 def check_label_map(label_map: Any) -> dict[str, str]:

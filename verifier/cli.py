@@ -104,13 +104,16 @@ def _threshold_arg(text: str) -> float | str:
 
 
 def _output_dir_arg(text: str) -> Path:
-    """A folder to write into: not blank (``Path("")`` is the current folder), not a file."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError(f"must name a folder, got {text!r}")
-    path = Path(text)
-    if path.exists() and not path.is_dir():
-        raise argparse.ArgumentTypeError(f"must name a folder, got the file {text!r}")
-    return path
+    """A folder to write into (:func:`verifier.batch.check_output_dir`).
+
+    Checked by argparse, before a preset writes its inputs there.
+    """
+    from verifier.batch import check_output_dir
+
+    try:
+        return check_output_dir(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _label_map_arg(text: str) -> dict[str, str]:
