@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
@@ -364,8 +366,9 @@ def test_generation_gguf_reader_is_shared_within_a_load(tmp_path) -> None:
     assert gguf.GGUFReader(path) is not a
 
 
-def _raw_server(mode: str) -> HTTPServer:
-    """A server that answers ``mode``'s way: slow, broken or malformed."""
+@contextlib.contextmanager
+def _raw_server(mode: str) -> Iterator[str]:
+    """A server that answers ``mode``'s way (slow, broken or malformed); yields its base URL."""
     import time
 
     class Handler(BaseHTTPRequestHandler):
@@ -412,7 +415,11 @@ def _raw_server(mode: str) -> HTTPServer:
 
     server = HTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def _choice(logprobs_content) -> str:
@@ -439,33 +446,23 @@ def _choice(logprobs_content) -> str:
     (_choice("Hi"), RuntimeError, r"choices\[0\]\.logprobs\.content is not a list"),
 ])
 def test_generation_openai_malformed_answers_name_the_server(mode, error, match) -> None:
-    server = _raw_server(mode)
-    url = f"http://127.0.0.1:{server.server_port}/v1"
-    try:
+    with _raw_server(mode) as url:
         gen = OpenAICompatibleGenerator("m", base_url=url, timeout=5)
         with pytest.raises(error, match=match) as info:
             gen.generate("hello")
         assert f"{url}/chat/completions" in str(info.value)
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_generation_openai_timeout_is_for_the_whole_request() -> None:
     import time
 
     # each byte comes well within the timeout; the whole answer would take 3 s
-    server = _raw_server("trickle")
-    try:
-        gen = OpenAICompatibleGenerator(
-            "m", base_url=f"http://127.0.0.1:{server.server_port}/v1", timeout=0.8)
+    with _raw_server("trickle") as url:
+        gen = OpenAICompatibleGenerator("m", base_url=url, timeout=0.8)
         t0 = time.monotonic()
         with pytest.raises(ConnectionError, match=r"did not answer within timeout=0\.8 s"):
             gen.generate("hello")
         assert time.monotonic() - t0 < 2.0
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_generation_openai_timeout_ends_the_request_thread() -> None:
@@ -473,17 +470,12 @@ def test_generation_openai_timeout_ends_the_request_thread() -> None:
     import time
 
     # the caller gave up at the deadline; the worker, blocked in a read, must not go on
-    server = _raw_server("stall")
-    try:
-        gen = OpenAICompatibleGenerator(
-            "m", base_url=f"http://127.0.0.1:{server.server_port}/v1", timeout=0.8)
+    with _raw_server("stall") as url:
+        gen = OpenAICompatibleGenerator("m", base_url=url, timeout=0.8)
         with pytest.raises(ConnectionError, match="did not answer within"):
             gen.generate("hello")
         time.sleep(0.3)
         assert not [t for t in threading.enumerate() if t.name == "generator-request"]
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_generation_static_places_tokens_that_join_to_the_text(caplog) -> None:
