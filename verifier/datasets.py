@@ -86,10 +86,10 @@ LABEL_SYNONYMS: dict[str, str] = {
 }
 
 
-#: Synonyms that name one of two classes: ``true``/``false``, ``yes``/``no`` (and the class
-#: numbers ``0``/``1``, refused in every scheme: :func:`is_class_number`). A 3-class data
-#: set's label cannot be one of them.
-TWO_CLASS_SYNONYMS: frozenset[str] = frozenset({"0", "1", "true", "false", "yes", "no"})
+#: Synonyms that name one of two classes: ``true``/``false``, ``yes``/``no``. A 3-class data
+#: set's label cannot be one of them. (The class numbers ``0``/``1`` are refused in every
+#: scheme, before: :func:`is_class_number`.)
+TWO_CLASS_SYNONYMS: frozenset[str] = frozenset({"true", "false", "yes", "no"})
 
 #: A label that is a number (``0``, ``"2"``, ``1.0``).
 _CLASS_NUMBER = re.compile(r"[+-]?\d+(?:\.0*)?")
@@ -133,10 +133,9 @@ def normalise_label(raw: Any, *, three_class: bool = False) -> str:
                          f"their classes differently ({CLASS_NUMBERINGS}); spell the labels "
                          f"out, e.g. SUPPORTS / REFUTES / NOT ENOUGH INFO")
     if three_class and key in TWO_CLASS_SYNONYMS:
-        raise ValueError(f"label {raw!r} is ambiguous in scheme '3class' (0/1, true/false and "
-                         f"yes/no name one of two classes; in integer-labelled NLI data 1 is "
-                         f"neutral): spell the labels out, e.g. SUPPORTS / REFUTES / NOT "
-                         f"ENOUGH INFO")
+        raise ValueError(f"label {raw!r} is ambiguous in scheme '3class' (true/false and "
+                         f"yes/no name one of two classes): spell the labels out, e.g. "
+                         f"SUPPORTS / REFUTES / NOT ENOUGH INFO")
     try:
         return LABEL_SYNONYMS[key]
     except KeyError:
