@@ -809,9 +809,8 @@ def trim_echo(gen: Generation, prompt: str) -> Generation:
         'Paris is in France.'
     """
     text = gen.text
-    cuts = [m.start() for m in _ECHO_LINE.finditer(text)
-            if m.group(0).strip() in (line.strip()[:len(m.group(0).strip())]
-                                      for line in prompt.splitlines())]
+    heads = {m.group(0).strip() for m in _ECHO_LINE.finditer(prompt)}  # the prompt's own
+    cuts = [m.start() for m in _ECHO_LINE.finditer(text) if m.group(0).strip() in heads]
     instruction = prompt.rstrip().rsplit("\n", 1)[-1].strip()
     head = " ".join(instruction.split()[:6])
     if len(head) >= 20 and head in text:
