@@ -76,3 +76,38 @@ def test_nli_embedded_reads_summaries_sentence_by_sentence() -> None:
     assert first.probabilities[0] > 0.5 > second.probabilities[0]
     np.testing.assert_allclose(det.predict([(premise, mixed)])[0], scores[1].probabilities,
                                atol=1e-6)
+
+
+#: A passage of four paragraphs about Lyon (written for this test): the statements in its
+#: last paragraph, read inside the whole passage, lost to its other chunks.
+LYON = (
+    "Lyon is a city in east-central France, at the confluence of the rivers Rhône and Saône. "
+    "It is the third-largest city of the country, with about 520,000 residents in the city "
+    "proper and more than two million in its metropolitan area. The city is known for its "
+    "cuisine, its silk industry in past centuries and its historical and architectural "
+    "landmarks; part of the city is registered as a UNESCO World Heritage Site.\n"
+    "The old town lies at the foot of the Fourvière hill, where a basilica overlooks the city. "
+    "Traboules, covered passageways through buildings, link the streets of the old town and "
+    "of the Croix-Rousse hill. The Presqu'île, between the two rivers, holds the Place "
+    "Bellecour, one of the largest open squares in Europe, and the city hall.\n"
+    "The economy of the city rests on banking, chemical and pharmaceutical industries, "
+    "software and video games, and biotechnology. The headquarters of Interpol are in the "
+    "city, as are those of several large companies. Lyon Part-Dieu is one of the busiest "
+    "railway stations of the country, and the Saint-Exupéry airport serves the region.\n"
+    "The football club Olympique Lyonnais plays in a stadium of 59,000 seats in Décines-"
+    "Charpieu, east of the city. The Festival of Lights is held each year in December, when "
+    "residents put candles on their windowsills. The city hosted the Summit of the G7 in "
+    "1996 and the final of the Europa League in 2018.")
+
+
+def test_embedded_verifier_reads_evidence_sentences_with_their_neighbours() -> None:
+    # the NLI model read each sentence inside the whole passage, and the chunk that most
+    # contradicts a claim, however unrelated, outweighed the one that states it
+    from verifier import Status, Verifier
+
+    draft = ("Lyon hosted the final of the Europa League in 2018. Lyon hosted the Summit of the "
+             "G7 in 1996.")
+    windows = Verifier().verify(draft, evidence=[LYON])
+    assert [v.status for v in windows.verdicts] == [Status.SUPPORTED] * 2
+    whole = Verifier(context_chars=None).verify(draft, evidence=[LYON])  # the reading before
+    assert Status.CONTRADICTORY in [v.status for v in whole.verdicts]
