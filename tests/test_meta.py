@@ -486,3 +486,22 @@ def test_feature_signature_ignores_record_files_not_weights(tmp_path) -> None:
     (tmp_path / "config.json").write_text('{"a": 1}')
     (tmp_path / "model.safetensors").write_bytes(b"\x00\x02")
     assert folder_fingerprint(tmp_path, skip=RECORD_FILES) != before
+
+
+def test_status_classifier_breaks_ties_as_the_verifier_decides() -> None:
+    """A 2-class fit has no stage two: p(Contradictory) == p(Insufficient_Info) for every
+    row. Its unsupported rows are Insufficient_Info, as Verifier.decide makes them, not
+    Contradictory."""
+    from verifier import Verifier
+
+    rng = np.random.default_rng(7)
+    X = np.r_[rng.normal(2, 0.5, (60, 2)), rng.normal(-2, 0.5, (60, 2))]
+    y = np.array(["Supported"] * 60 + ["Not_Supported"] * 60)
+    model = StatusClassifier(["a", "b"], calibration="none").fit(X, y)
+    assert model.refute_ is None
+    p = model.predict_proba([[-2.0, -2.0]])[0]
+    assert p[0] == p[1]
+    assert str(model.predict([[-2.0, -2.0]])[0]) == "Insufficient_Info"
+    decided = Verifier(meta=model).decide(
+        dict(zip(model.classes_.tolist(), p.tolist(), strict=True)))
+    assert decided.value == "Insufficient_Info"

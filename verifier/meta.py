@@ -615,10 +615,12 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
         """Each row's status.
 
         ``Supported`` when p(Supported) reaches ``support_threshold_``, else the more probable
-        of the other two.
+        of the other two; a tie goes to ``Insufficient_Info``, as in
+        :meth:`verifier.Verifier.decide` (a 2-class fit, with no stage two, splits the rest
+        evenly: its unsupported rows are ``Insufficient_Info``, not claimed refuted).
         """
         p = self.predict_proba(X)
-        rest = np.where(p[:, 0] >= p[:, 1], 0, 1)
+        rest = np.where(p[:, 0] > p[:, 1], 0, 1)
         return self.classes_[np.where(p[:, 2] >= self.support_threshold_, 2, rest)]
 
     def to_json(self) -> str:
