@@ -21,6 +21,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from mitigation.values import (
     _MONTHS,
+    _RANGE_JOIN,
     ERA_AFTER_YEAR,
     ERA_WORDS,
     MONTH_NAMES,
@@ -38,6 +39,7 @@ from mitigation.values import (
     half_step,
     in_other_currency,
     in_unit_of,
+    money_span,
     money_text,
     number_bound,
     number_in,
@@ -106,7 +108,10 @@ class NumberCheck:
     unit and the evidence one value ("100 metres wide" against "330 metres tall and 125
     metres wide" is not paired with either, nor "2 years" with "18 months ... 3 years");
     otherwise the evidence's one value of the quantity in another unit next to the same
-    content word ("lasts 1 year" against "lasts 6 months", :func:`_other_unit`). Ordinal
+    content word ("lasts 1 year" against "lasts 6 months", :func:`_other_unit`); an amount of
+    money or a percent by the same rule, with the evidence's one other amount of that
+    currency, or percent, next to the same word ("earned $5 million" against "earned $7
+    million", :func:`_other_amount`). Ordinal
     words in the evidence count ("season 2" is in "the second season"). A number that is
     part of a name ("Pitch Perfect 2", "the Hundred Years' War", "Game of Thrones (season
     7)") is an identifier, not a quantity: missing, it is MEDIUM, as a missing name is
@@ -188,6 +193,9 @@ class NumberCheck:
             elif not bound and (measured := _other_unit(
                     claim, n, found, dimensions.count(dimension(n)))):
                 out.append(measured)
+            elif not bound and (amount := _other_amount(
+                    claim, n, found, [m for m, _, named in claim_numbers if not named])):
+                out.append(amount)
             else:
                 out.append(Finding(self.name, "number_not_in_evidence", Severity.HIGH,
                                    f"the number {n.text!r} is not in the evidence",
@@ -251,6 +259,72 @@ def _other_unit(claim: str, n: Number, found: Sequence[tuple[str, list[Number]]]
     return Finding(NumberCheck.name, "value_contradiction", Severity.HIGH,
                    f"the claim says {said}, the evidence {other}",
                    f"use the evidence's value: {other}", said, other)
+
+
+def _other_amount(claim: str, n: Number, found: Sequence[tuple[str, list[Number]]],
+                  claim_numbers: Sequence[Number]) -> Finding | None:
+    """A contradiction when the evidence gives another amount of ``n``'s money or percent.
+
+    "earned $5 million" against "earned $7 million", "unemployment was 5%" against
+    "unemployment was 7%": :func:`_other_unit`'s rule for an amount of one currency or a
+    percent. Only when the claim gives one value of that kind (``claim_numbers``: its
+    numbers that are quantities), the evidence one value of it (however often it writes it;
+    none of its values of that kind a bound, a range or a fraction, "two thirds"), and a
+    content word next to the two is the same, or the nearest one before them ("unemployment
+    was 5%" and "unemployment was 7%"; not "a budget of $5 million" and "grossed $7
+    million"). The correction is the evidence's amount as it writes it ("$7 million", "7
+    million dollars", "7%"). ``found``: each evidence text with its numbers.
+    """
+    kind = _amount_kind(n)
+    if kind is None or not _plain_amount(claim, n, claim_numbers) \
+            or sum(_amount_kind(m) == kind for m in claim_numbers) != 1:
+        return None
+    given = [(text, m) for text, numbers in found for m in numbers if _amount_kind(m) == kind]
+    if not given or not all(_plain_amount(text, m, numbers)
+                            for text, numbers in found for m in numbers
+                            if _amount_kind(m) == kind) \
+            or not all(number_in(m, [given[0][1]]) for _, m in given):
+        return None
+    where = _amount_context(claim, n)
+    text, m = next(((t, m) for t, m in given if where & _amount_context(t, m)), (None, None))
+    if text is None or m is None:
+        return None
+    said, other = money_text(claim, n), money_text(text, m)
+    return Finding(NumberCheck.name, "value_contradiction", Severity.HIGH,
+                   f"the claim says {said}, the evidence {other}",
+                   f"use the evidence's value: {other}", said, other)
+
+
+def _amount_kind(n: Number) -> str | None:
+    """What an amount is of: ``"%"`` for a percent, its currency's sign, else ``None``."""
+    return "%" if n.percent else n.currency
+
+
+def _plain_amount(text: str, n: Number, numbers: Sequence[Number]) -> bool:
+    """Whether ``n`` of ``text`` (``numbers``: all of its numbers) is one exact amount.
+
+    Not a bound ("over $5 million"), a fraction ("two thirds"), a span of values, an end of
+    a range ("5-7%", "between $5 million and 7 million"), nor the first part of a number
+    whose thousands a tokeniser split off ("£500, 000").
+    """
+    return not (n.fraction or n.high is not None or number_bound(text, n) is not None
+                or _SPLIT_THOUSANDS.match(text, n.span[1])
+                or any(_RANGE_JOIN.fullmatch(text, a.span[1], b.span[0])
+                       for a, b in zip(numbers, numbers[1:], strict=False) if n in (a, b)))
+
+
+#: The thousands of a number split off by a tokeniser's space: ", 000" of "£500, 000".
+_SPLIT_THOUSANDS = re.compile(r",\s+\d{3}(?![\d.,]\d)")
+
+
+def _amount_context(text: str, n: Number) -> set[tuple[str, str]]:
+    """:func:`_context` of an amount with its currency word, and the nearest word before it.
+
+    The nearest content word (:func:`_lead_word`): "unemployment" in "unemployment was 5%".
+    """
+    span = money_span(text, n)
+    lead = _lead_word(text, span[0])
+    return _context(text, span) | ({("before", lead)} if lead else set())
 
 
 def _measures(n: Number, found: Sequence[tuple[str, list[Number]]]

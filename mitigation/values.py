@@ -443,10 +443,17 @@ def _currency_word(text: str, start: int, end: int) -> str | None:
     return next(sign for key, sign in _CURRENCY_SIGNS.items() if m.group(key)) if m else None
 
 
+def money_span(text: str, n: Number) -> tuple[int, int]:
+    """Where ``text`` writes ``n`` with the currency word or code around it ("USD 40")."""
+    m = _currency_match(text, *n.span) if n.currency else None
+    start, end = (min(m.start(), n.span[0]), max(m.end(), n.span[1])) if m else n.span
+    return end - len(text[start:end].lstrip()), end  # a number read with its space
+
+
 def money_text(text: str, n: Number) -> str:
     """``n``'s text with the currency word or code around it ("5 million euros", "USD 40")."""
-    m = _currency_match(text, *n.span) if n.currency else None
-    return text[min(m.start(), n.span[0]): max(m.end(), n.span[1])] if m else n.text
+    start, end = money_span(text, n)
+    return text[start:end]
 
 
 #: Units of measure: key -> (dimension, factor to the dimension's base unit, offset added
