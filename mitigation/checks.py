@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from mitigation.values import (
+    _ERA_RANGE_JOIN,
     _MONTHS,
     _RANGE_JOIN,
     ERA_AFTER_YEAR,
@@ -111,7 +112,8 @@ class NumberCheck:
     content word ("lasts 1 year" against "lasts 6 months", :func:`_other_unit`); an amount of
     money or a percent by the same rule, with the evidence's one other amount of that
     currency, or percent, next to the same word ("earned $5 million" against "earned $7
-    million", :func:`_other_amount`). Ordinal
+    million", :func:`_other_amount`). A year of an era given as a bound ("built before 2500
+    BC") is met or broken by the evidence's one year of an era (:func:`_era_bounded`). Ordinal
     words in the evidence count ("season 2" is in "the second season"). A number that is
     part of a name ("Pitch Perfect 2", "the Hundred Years' War", "Game of Thrones (season
     7)") is an identifier, not a quantity: missing, it is MEDIUM, as a missing name is
@@ -150,8 +152,14 @@ class NumberCheck:
             if flipped:
                 out.append(flipped)
                 continue
-            if number_in(n, ev_numbers) or (not bound and _rounds(claim, n, ev_numbers)):
+            # a year of an era given as a bound: "built before 2500 BC"
+            era = None if named or bound else _era_bound(claim, n)
+            if number_in(n, ev_numbers) or (not bound and not era
+                                             and _rounds(claim, n, ev_numbers)):
                 continue  # a bound is no rounding: "more than 5 billion" against 4.54 billion
+            if era:
+                out.extend(_era_bounded(claim, n, era, evidence))
+                continue
             if bound and _bound_met(n, bound[0], unit, found, _lead_word(claim, bound[1])):
                 continue  # "over 4.5 million copies" against "4.7 million copies"
             if named:
@@ -259,6 +267,72 @@ def _other_unit(claim: str, n: Number, found: Sequence[tuple[str, list[Number]]]
     return Finding(NumberCheck.name, "value_contradiction", Severity.HIGH,
                    f"the claim says {said}, the evidence {other}",
                    f"use the evidence's value: {other}", said, other)
+
+
+def _era_bound(claim: str, n: Number) -> DateBound | None:
+    """The bound that ``claim`` gives number ``n`` as, when ``n`` is a year with its era.
+
+    "before 2500 BC", "after 79 AD" (:func:`date_bound`); ``None`` for a year without an
+    era (years from 1000 to 2099 are the date check's, era or not).
+    """
+    if n.percent or n.currency or not _era_year(claim, n):
+        return None
+    return date_bound(claim, n)
+
+
+def _era_year(text: str, n: Number, after: Number | None = None) -> bool:
+    """Whether ``n`` of ``text`` is a year with its era ("2560 BC", "AD 79").
+
+    Or the first year of a range whose second year (``after``, the number after ``n``) has
+    one: "2589 -- 2566 BC".
+    """
+    if n.percent or n.currency:
+        return False
+    return bool(ERA_AFTER_YEAR.match(text, n.span[1])
+                or _ERA_BEFORE_YEAR.search(text, max(0, n.span[0] - 6), n.span[0])
+                or (after is not None and _ERA_RANGE_JOIN.fullmatch(text, n.span[1],
+                                                                    after.span[0])
+                    and ERA_AFTER_YEAR.match(text, after.span[1])))
+
+
+#: An era written before a year: "AD 79", "A.D. 14".
+_ERA_BEFORE_YEAR = re.compile(r"\b(?:AD|A\.D\.)[ \u00a0]?$")
+
+
+def _era_bounded(claim: str, n: Number, bound: DateBound, evidence: Sequence[str]
+                 ) -> list[Finding]:
+    """The findings for the claim's year ``n`` of an era, given as a ``bound``.
+
+    :meth:`DateCheck._bounded`'s rule for the years outside the date check's (a BC year is
+    negative, so it counts backwards): "built before 2500 BC" is met by the evidence's one
+    exact year of an era, "2560 BC" (no finding), and broken by "2400 BC" (a contradiction,
+    HIGH, with no correction: "before 2400 BC" would be no truer). With no such year, or
+    several, or the evidence's one given as a bound itself, the year is not in the evidence.
+    """
+    years = [(text, m) for text in evidence for numbers in [find_numbers(text, skip_years=False)]
+             for k, m in enumerate(numbers)
+             if _era_year(text, m, numbers[k + 1] if k + 1 < len(numbers) else None)]
+    said = _era_text(claim, n)
+    if len({m.value for _, m in years}) != 1 or any(
+            date_bound(text, m) or number_bound(text, m) for text, m in years):
+        return [Finding(NumberCheck.name, "number_not_in_evidence", Severity.HIGH,
+                        f"the number {n.text!r} is not in the evidence",
+                        "remove the number or cite a source that gives it", n.text)]
+    text, m = years[0]
+    if _holds(bound, (m.value > n.value) - (m.value < n.value)):
+        return []
+    other = _era_text(text, m)
+    return [Finding(NumberCheck.name, "value_contradiction", Severity.HIGH,
+                    f"the claim says {bound} {said}, the evidence {other}",
+                    "check the claim's dates against a source", said)]
+
+
+def _era_text(text: str, n: Number) -> str:
+    """Year ``n`` as ``text`` writes it with its era ("2560 BC", "AD 79")."""
+    after = ERA_AFTER_YEAR.match(text, n.span[1])
+    before = _ERA_BEFORE_YEAR.search(text, max(0, n.span[0] - 6), n.span[0])
+    return text[before.start() if before else n.span[0]: after.end() if after else n.span[1]
+                ].strip()
 
 
 def _other_amount(claim: str, n: Number, found: Sequence[tuple[str, list[Number]]],
@@ -712,7 +786,7 @@ _DATE_BOUND = re.compile(r"\b(?:(?P<after>after)|(?P<before>before|prior\s+to)|(
                          r"until|till|since)\s+(?:the\s+)?$", re.I)
 
 
-def date_bound(text: str, d: Date) -> DateBound | None:
+def date_bound(text: str, d: Date | Number) -> DateBound | None:
     """Whether ``text`` gives date ``d`` as a bound, from the words right before it.
 
     Example:

@@ -1557,3 +1557,37 @@ def test_mitigation_corrects_an_amount_of_money_from_the_evidence(draft, evidenc
     assert answer.edits[0].action == "corrected"
     assert answer.edits[0].reason == "'$5 million' corrected to '$7 million' from the evidence"
     assert answer.body == body
+
+
+# a year of an era given as a bound ("before 2500 BC", beyond the date check's years) is
+# compared with the evidence's one year of an era, counting BC years backwards
+@pytest.mark.parametrize(("claim", "evidence", "found"), [
+    ("The pyramid was built before 2500 BC.", "The pyramid was built around 2560 BC.", []),
+    ("The pyramid was built before 2600 BC.", "The pyramid was built around 2560 BC.",
+     [("value_contradiction", "2600 BC", None)]),
+    ("The pyramid was built after 2600 BC.", "The pyramid was built around 2560 BC.", []),
+    ("The pyramid was built after 2500 B.C.", "The pyramid was built around 2560 B.C.",
+     [("value_contradiction", "2500 B.C.", None)]),
+    ("The pyramid was built by 2500 BC.", "The pyramid was built around 2560 BC.", []),
+    ("Rome was founded before 700 BC.", "Rome was founded in 753 BCE.", []),
+    ("Rome was founded after 700 BC.", "Rome was founded in 753 BCE.",
+     [("value_contradiction", "700 BC", None)]),
+    ("It was founded before 900 BC.", "It was founded in 1200 BC.", []),
+    ("It fell after 100 BC.", "It fell in AD 79.", []),
+    ("It fell before 100 BC.", "It fell in AD 79.", [("value_contradiction", "100 BC", None)]),
+    # the evidence's year the same, several years, a bound, or none
+    ("It was built before 2560 BC.", "It was built in 2560 BC.", []),
+    ("It was built before 2500 BC.", "It was built 2589 -- 2566 BC.",
+     [("number_not_in_evidence", "2500", None)]),
+    ("It was built before 2500 BC.", "It was built in 2560 BC and restored in 1200 BC.",
+     [("number_not_in_evidence", "2500", None)]),
+    ("It was built before 2500 BC.", "It was built before 2560 BC.",
+     [("number_not_in_evidence", "2500", None)]),
+    ("It was built before 2500 BC.", "It was built long ago.",
+     [("number_not_in_evidence", "2500", None)]),
+    # an exact year is still corrected
+    ("The pyramid was built in 2600 BC.", "The pyramid was built around 2560 BC.",
+     [("value_contradiction", "2600", "2560")]),
+])
+def test_mitigation_era_years_under_a_bound(claim: str, evidence: str, found) -> None:
+    assert _found(claim, evidence) == found
