@@ -221,8 +221,8 @@ def text_blocks(text: str) -> list[tuple[int, int]]:
     next line is indented (a wrapped item). Other line breaks are soft wraps and stay inside
     the block. A list item's marker is left out of its block. Markdown that is no prose is
     in no block, and ends the block before it like a blank line: a fenced code block
-    (its fences and all lines between them), a table, a heading and a thematic break (see
-    :func:`_markup_lines`).
+    (its fences and all lines between them), an indented code block, an HTML ``<pre>`` or
+    ``<code>`` block, a table, a heading and a thematic break (see :func:`_markup_lines`).
 
     Example:
         >>> t = "Facts:\n- Paris is in France\n- Berlin is in Germany"
@@ -274,6 +274,16 @@ def text_blocks(text: str) -> list[tuple[int, int]]:
 #: A line that opens a fenced code block: three or more backticks (with an info string
 #: holding none, "```python") or tildes, indented or not (in a list item).
 _FENCE_OPEN = re.compile(r"[ \t]*(?:(`{3,})[^`]*|(~{3,}).*)")
+#: A line that opens an HTML ``<pre>`` block (CommonMark's HTML block of kind 1): it runs to
+#: the line that holds ``</pre>``.
+_PRE_OPEN = re.compile(r"[ \t]*<pre(?=[\s>]|$)", re.I)
+_PRE_CLOSE = re.compile(r"</pre\s*>", re.I)
+#: A line of only an HTML ``<code>`` element ("<code>pip install foo</code>"), or a line that
+#: opens one closed on a later line (``None`` in ``close``). ``<code>`` inside a sentence
+#: stays in it, as inline code between backticks does.
+_CODE_LINE = re.compile(r"[ \t]*<code(?:\s[^>]*)?>(?:(?!</code\s*>).)*(?P<close></code\s*>)?"
+                        r"[ \t]*", re.I)
+_CODE_CLOSE = re.compile(r"</code\s*>", re.I)
 
 
 #: An ATX heading ("# Title", up to six "#", then a space or the line's end).
@@ -302,11 +312,16 @@ def _markup_lines(lines: Sequence[str]) -> set[int]:
     ATX heading ("# Title", "## The tower"), and a one-line paragraph underlined with "="
     (the underline too). A thematic break ("---", "***", "___") is markup; the line above a
     "---" stays prose (in Markdown it is a heading, but a draft more often means a rule, and
-    a statement is better checked than skipped).
+    a statement is better checked than skipped). HTML code is code too: a ``<pre>`` block
+    from the line that opens with ``<pre`` to the one that holds ``</pre>``, and a
+    ``<code>`` element that fills its lines (:func:`_html_code_end`); and so is an indented
+    code block (:func:`_indented_code_lines`).
 
     Example:
         >>> _markup_lines(["Run:", "```sh", "ls", "```", "Done."])
         {1, 2, 3}
+        >>> _markup_lines(["Run:", "<pre>", "ls -l", "</pre>", "", "    ls", "Done."])
+        {1, 2, 3, 5}
         >>> _markup_lines(["| A | B |", "|---|---|", "| 1 | 2 |", "A is 1."])
         {0, 1, 2}
         >>> _markup_lines(["# Paris", "Paris is big.", "---", "Lyon", "====", "It is old."])
@@ -326,6 +341,11 @@ def _markup_lines(lines: Sequence[str]) -> set[int]:
             out.update(range(k, min(j, len(lines) - 1) + 1))
             k = j + 1
             continue
+        html = _html_code_end(lines, k)
+        if html is not None:
+            out.update(range(k, html + 1))
+            k = html + 1
+            continue
         if k > 0 and k - 1 not in out and "|" in lines[k - 1] and _is_table_rule(line.strip()):
             j = k + 1
             while (j < len(lines) and "|" in lines[j]
@@ -343,6 +363,94 @@ def _markup_lines(lines: Sequence[str]) -> set[int]:
                     and (k == 1 or k - 2 in out or not lines[k - 2].strip())):
                 out.add(k - 1)  # a one-line paragraph above "===" is its heading
         k += 1
+    return out | _indented_code_lines(lines, out)
+
+
+def _html_code_end(lines: Sequence[str], k: int) -> int | None:
+    """The last line of the HTML code block that opens at line ``k``, or ``None``.
+
+    A ``<pre>`` block opens with a line that starts with ``<pre`` and ends with the line that
+    holds ``</pre>`` (or the text's end). A ``<code>`` element is a block when it fills its
+    line ("<code>pip install foo</code>") or opens it and closes on a later line.
+    """
+    line = lines[k].rstrip("\r\n")
+    if _PRE_OPEN.match(line):
+        close = _PRE_CLOSE
+    else:
+        code = _CODE_LINE.fullmatch(line)
+        if code is None:
+            return None
+        if code.group("close"):
+            return k
+        close = _CODE_CLOSE
+    if close is _PRE_CLOSE and close.search(line):
+        return k
+    j = k + 1
+    while j < len(lines) and not close.search(lines[j]):
+        j += 1
+    return min(j, len(lines) - 1)
+
+
+def _indent(line: str) -> int:
+    """The width of ``line``'s leading spaces and tabs (a tab to the next multiple of 4)."""
+    col = 0
+    for ch in line:
+        if ch == " ":
+            col += 1
+        elif ch == "\t":
+            col += 4 - col % 4
+        else:
+            break
+    return col
+
+
+def _indented_code_lines(lines: Sequence[str], markup: set[int]) -> set[int]:
+    r"""Indices of the lines of indented code blocks (CommonMark), given the other markup.
+
+    An indented code block opens with a line indented by four columns or more (a tab counts
+    to the next multiple of four) after a blank line, a line of ``markup`` or the text's
+    start (it cannot interrupt a paragraph: an indented line right under prose is a hard
+    wrap), and goes on over the lines indented as much, blank lines between them included.
+    Inside a list item the four columns count from the item's text, so that a paragraph
+    of the item indented under it is read ("1. Paris is big.\n\n    It is old." is prose;
+    code in that item is indented by 7). Indentation the whole text shares (a draft pasted
+    indented) is not counted.
+
+    Example:
+        >>> _indented_code_lines(["Install it:", "", "    pip install foo", "Done."], set())
+        {2}
+        >>> _indented_code_lines(["1. Paris is big.", "", "    It is old.", "",
+        ...                       "       ls -l"], set())
+        {4}
+    """
+    widths = [_indent(line) for k, line in enumerate(lines) if line.strip() and k not in markup]
+    base = min(widths, default=0)
+    out: set[int] = set()
+    items: list[int] = []  # the text columns of the open list items, innermost last
+    may_open = True  # after a blank line, markup or the text's start
+    in_code = False
+    for k, line in enumerate(lines):
+        body = line.rstrip("\r\n")
+        if not body.strip():
+            may_open = True
+            continue
+        width = _indent(body) - base
+        if k in markup or may_open:  # a line less indented than an item's text closes it
+            while items and width < items[-1]:
+                items.pop()
+        if k in markup:
+            may_open, in_code = True, False
+            continue
+        if (in_code or may_open) and width >= (items[-1] if items else 0) + 4:
+            out.add(k)
+            in_code, may_open = True, False
+            continue
+        in_code = may_open = False
+        item = LIST_ITEM.match(body)
+        if item:
+            while items and width < items[-1]:
+                items.pop()
+            items.append(len(body[:item.end()].expandtabs(4)) - base)
     return out
 
 

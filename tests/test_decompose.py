@@ -414,6 +414,43 @@ def test_decompose_code_blocks_are_not_claims(model) -> None:
 
 
 @pytest.mark.parametrize("model", SPACY_MODELS)
+def test_decompose_indented_and_html_code_are_not_claims(model) -> None:
+    # an indented code block and HTML <pre>/<code> blocks were read as prose: "pip install
+    # foo==1.2\n    foo --version 3" was the claim "Pip install foo==1.2 foo --version 3."
+    draft = ("Install it with pip.\n\n    pip install foo==1.2\n    foo --version 3\n\n"
+             "It runs on Python 3.11.\n<pre><code>x = 3\nprint(x) gives the value\n"
+             "</code></pre>\nThe tool is written in Python.\n\n\tfoo --help shows 3 options\n"
+             "<code>foo --quiet prints nothing</code>\nThe tool is fast.\n"
+             "<code>\nfoo --loud prints everything\n</code>\nIt uses <code>argparse</code> "
+             "for its options.")
+    claims = SpacyDecomposer(model=model).decompose(draft)
+    assert [(c.text, draft[slice(*c.span)]) for c in claims] == [
+        (t, t) for t in ("Install it with pip.", "It runs on Python 3.11.",
+                         "The tool is written in Python.", "The tool is fast.",
+                         "It uses <code>argparse</code> for its options.")]
+
+
+@pytest.mark.parametrize("model", SPACY_MODELS)
+def test_decompose_indented_list_text_is_read(model) -> None:
+    # the text of a list item indented under it is prose, a wrapped line or a paragraph of
+    # the item after a blank line; code in an item is indented four more than its text
+    draft = ("1. Paris is the capital of France\n    and it is a large city.\n\n"
+             "    Paris has many museums.\n\n           ls -l /var/paris\n"
+             "2. Berlin is in Germany.\n  - Lyon is a city in France.\n\n"
+             "    Lyon has an old town.\n\n        cat lyon.txt | wc -l\n\n"
+             "Rome is in Italy.\n\n    Rome has seven hills.")
+    claims = SpacyDecomposer(model=model, split_clauses=False).decompose(draft)
+    assert [draft[slice(*c.span)] for c in claims] == [
+        "Paris is the capital of France\n    and it is a large city.",
+        "Paris has many museums.", "Berlin is in Germany.", "Lyon is a city in France.",
+        "Lyon has an old town.", "Rome is in Italy."]
+    # a draft indented as a whole is read as it is
+    draft = "    Paris is in France.\n\n    Lyon is in France."
+    assert [draft[slice(*c.span)] for c in SpacyDecomposer(model=model).decompose(draft)] == [
+        "Paris is in France.", "Lyon is in France."]
+
+
+@pytest.mark.parametrize("model", SPACY_MODELS)
 def test_decompose_tables_are_not_claims(model) -> None:
     # a table was read as one run-on sentence of its cells: "| City | Population | ... |."
     # was a claim, and the mitigator removed the table or rewrote it as a hedge sentence

@@ -223,8 +223,8 @@ WRAP_WORDS = frozenset(
 #: A Markdown (ATX) heading line: "# Title", "## The tower" (up to six "#").
 HEADING = r" {0,3}#{1,6}(?:[ \t][^\n]*)?"
 #: What opens a line that starts a block of its own: a heading, a table row, a quote, a
-#: code fence (a label or a speaker's name is :data:`LINE_LABEL`).
-_BLOCK_START = re.compile(r"\s*(?:#|\||>|```|~~~)")
+#: code fence or an HTML ``<pre>`` block (a label or a speaker's name is :data:`LINE_LABEL`).
+_BLOCK_START = re.compile(r"\s*(?:#|\||>|```|~~~|(?i:<pre)(?![^\s>]))")
 
 
 def _wrapped(text: str, newline: int) -> bool:
@@ -233,8 +233,8 @@ def _wrapped(text: str, newline: int) -> bool:
     Plain-text documents are often wrapped at a fixed width ("... a wrought-iron lattice
     tower on the Champ de Mars in\nParis, France."). A break is a wrap when the line before
     it is long (30 characters or more) and ends with no stop, colon or semicolon, and the
-    next line opens no block of its own (list item, heading, table, quote, code fence,
-    label or speaker: "Project Manager: Yeah .") and
+    next line opens no block of its own (list item, heading, table, quote, code fence or
+    ``<pre>``, label or speaker: "Project Manager: Yeah .") and
     starts with a lowercase letter, or the line before ends with a comma, a hyphen or a
     function word ("in", "the", "whose"). A line of its own ("Title Line", a statement
     without a stop before a capitalised line) still ends its sentence.
