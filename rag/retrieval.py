@@ -16,6 +16,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import math
@@ -55,8 +56,40 @@ IndexType = Literal["flat", "hnsw", "ivf"]
 _INDEX_TYPES = ("flat", "hnsw", "ivf")
 _DTYPES = (None, "auto", "float32", "bfloat16", "float16")
 
-#: Ideographs and kana: text without spaces between words, so each character is a token.
-_TOKEN = re.compile(rf"[{CJK_CHARS}]|[^\W{CJK_CHARS}]+", re.UNICODE)
+#: Planes that hold every combining mark: the Basic and Supplementary Multilingual Planes,
+#: and the Supplementary Special-purpose Plane (variation selectors).
+_MARK_PLANES = (range(0x20000), range(0xE0000, 0xE1000))
+
+
+def _char_class(code_points: Sequence[int]) -> str:
+    """The inside of a regex character class holding ``code_points`` (sorted), as ranges."""
+    runs: list[list[int]] = []  # [first, last] of each run of consecutive code points
+    for i in code_points:
+        if runs and runs[-1][1] == i - 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in runs)
+
+
+@functools.cache
+def _token_pattern() -> re.Pattern[str]:
+    r"""The BM25 token: an ideograph or a kana, or a word with its combining marks.
+
+    The vowel signs and viramas of Indic scripts ("हिन्दी", "தமிழ்") are combining marks
+    (categories Mn, Mc) with no precomposed form, and Python's ``\w`` does not match them:
+    a token is a run of word characters, and more after each run of combining marks. The
+    marks' character class is built once, at the first call (not at import). (The marks
+    outside the Basic Multilingual Plane are a class of their own, read only for such a
+    character: ``re`` scans a class of both planes range by range, three times slower.)
+    """
+    marks = [i for plane in _MARK_PLANES for i in plane
+             if unicodedata.category(chr(i))[0] == "M"]
+    bmp = _char_class([i for i in marks if i <= 0xFFFF])
+    astral = _char_class([i for i in marks if i > 0xFFFF])
+    mark = rf"(?:[{bmp}]|(?=[\U00010000-\U000E0FFF])[{astral}])"
+    # ideographs and kana: text without spaces between words, so each character is a token
+    return re.compile(rf"[{CJK_CHARS}]|[^\W{CJK_CHARS}]+(?:{mark}+[^\W{CJK_CHARS}]*)*")
 
 
 def tokenize(text: str) -> list[str]:
@@ -71,7 +104,8 @@ def tokenize(text: str) -> list[str]:
     The text is Unicode-normalised (NFKC) first, so one word matches however it is encoded:
     ``"cafe\u0301"`` (an accent as a combining mark) is ``"café"``, full-width ``"ＰＡＲＩＳ"``
     is ``"paris"``. Accents are kept (``"café"`` is not ``"cafe"``). Chinese and Japanese
-    characters are one token each (the text puts no space between words).
+    characters are one token each (the text puts no space between words). A word keeps its
+    combining marks, which Hindi or Tamil vowel signs are (``"हिन्दी"`` is one token).
 
     Example:
         >>> tokenize("The Eiffel Tower, in Paris!")
@@ -80,9 +114,11 @@ def tokenize(text: str) -> list[str]:
         ['東', '京', 'は', '首', '都']
         >>> tokenize("cafe\u0301") == tokenize("café") == ["café"]
         True
+        >>> tokenize("हिन्दी भाषा")
+        ['हिन्दी', 'भाषा']
     """
     text = unicodedata.normalize("NFKC", text).lower()
-    return [t for t in _TOKEN.findall(text) if t not in STOP_WORDS]
+    return [t for t in _token_pattern().findall(text) if t not in STOP_WORDS]
 
 
 @runtime_checkable

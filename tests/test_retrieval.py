@@ -288,6 +288,24 @@ def test_retrieval_bm25_matches_a_word_however_its_accents_are_encoded() -> None
     assert ev.source_id == "nfc" and ev.content == f"Un {nfc} noir."  # the text as written
 
 
+def test_retrieval_bm25_keeps_the_combining_marks_of_a_word() -> None:
+    # Hindi and Tamil vowel signs and viramas are combining marks, which "\w" does not match:
+    # "हिन्दी" was the tokens "ह", "न", "द", and "தமிழ்" "தம", "ழ", so a passage full of other
+    # words with those letters ranked first
+    assert tokenize("हिन्दी भाषा") == ["हिन्दी", "भाषा"]
+    assert tokenize("தமிழ் மொழி, இந்தியாவில்!") == ["தமிழ்", "மொழி", "இந்தியாவில்"]
+    assert tokenize("\U00011013\U00011038 x\u0301") == ["\U00011013\U00011038", "x\u0301"]
+    docs = [Passage("हिन्दी भारत की एक भाषा है।", "hi-language"),
+            Passage("नदी के किनारे हाथी दिन भर नहाते हैं।", "hi-river"),
+            Passage("தமிழ் தென்னிந்தியாவில் பேசப்படும் ஒரு திராவிட மொழி ஆகும்.", "ta-language"),
+            Passage("தம்பியின் கோழி வாழை தின்றது.", "ta-hen"),
+            Passage("Paris is the capital of France.", "en")]
+    r = BM25Retriever().index(docs)
+    for query, source in (("हिन्दी", "hi-language"), ("தமிழ்", "ta-language"),
+                          ("Paris", "en")):
+        assert [e.source_id for e in r.retrieve(query, top_k=5)] == [source]
+
+
 def _edit_manifest(folder, edit) -> None:
     mf = folder / "manifest.json"
     manifest = json.loads(mf.read_text())
