@@ -203,6 +203,44 @@ def test_nli_sentences_feature_follows_the_detector(tiny_nli_model) -> None:
             s["nli.logit_entailment"] if want > 1 else 0.0)
 
 
+def test_nli_detail_features_read_the_scores_behind_the_row(tiny_nli_model) -> None:
+    """The least entailment and most contradiction over a claim's sentences, the best
+    chunk's entailment and contradiction and the chunk count, from the detector's own
+    per-sentence and per-chunk scores; NaN for a detector with ``predict`` only."""
+    from verifier.nli import NLIDetector
+    from verifier.verify import NLI_DETAIL_FEATURES
+
+    claim = "Paris is in France. It has two million people. St. Louis is not."
+    text = " ".join(["Paris is in France and has two million people."] * 12)
+    ev = [Evidence(text, "e", (0, len(text)))]
+    for reads in (True, False):
+        det = NLIDetector(str(tiny_nli_model), hypothesis_sentences=reads, chunk_tokens=24)
+        v = Verifier(det, meta=None, alignment_classifier=None,
+                     alignment=AlignmentDetector(HashEncoder()))
+        s = v.verify_pairs([claim], [ev])[0].scores
+        if reads:
+            got = det.predict_sentences([(text, claim)])[0]
+            parts = got.sentences
+        else:
+            got = det.predict_chunks([(text, claim)])[0]
+            parts = (got,)
+        rows = np.stack([p.probabilities for p in parts])
+        assert s["nli.entailment"] == pytest.approx(float(got.probabilities[0]))
+        assert s["nli.min_sentence_entailment"] == pytest.approx(rows[:, 0].min())
+        assert s["nli.max_sentence_contradiction"] == pytest.approx(rows[:, 2].max())
+        assert s["nli.chunk_max_entailment"] == pytest.approx(
+            np.mean([p.chunk_probabilities[:, 0].max() for p in parts]))
+        assert s["nli.chunk_max_contradiction"] == pytest.approx(
+            np.mean([p.chunk_probabilities[:, 2].max() for p in parts]))
+        assert s["nli.chunks"] == len(parts[0].chunk_spans) > 1
+        if reads:  # three sentences: the least entailment is under their mean
+            assert len(parts) == 3
+            assert s["nli.min_sentence_entailment"] < s["nli.entailment"]
+    s = _ens(parallel=False).verify_pairs([claim], [ev])[0].scores  # predict only
+    assert not any(n in s and not math.isnan(s[n]) for n in NLI_DETAIL_FEATURES)
+    assert not math.isnan(s["nli.entailment"])
+
+
 class _Counting:
     def __init__(self) -> None:
         self.seen: list[str] = []

@@ -25,7 +25,7 @@ import numpy as np
 
 from rag.pairing import MIN_SCORE, check_min_score
 from verifier.checking import is_int, is_real
-from verifier.nli import NLIDetector, PairInputError, hypothesis_sentences
+from verifier.nli import ChunkScores, NLIDetector, PairInputError, hypothesis_sentences
 from verifier.text import is_blank, phrase_in, trimmed_sentence_spans
 from verifier.types import (
     Claim,
@@ -245,6 +245,17 @@ NLI_FEATURES: tuple[str, ...] = (
     "nli.entailment", "nli.neutral", "nli.contradiction", "nli.mean_entailment",
     "nli.max_contradiction", "nli.units", "nli.sentences",
 )
+#: NLI features of the deciding unit read from the scores behind its row, where the detector
+#: keeps them (an :class:`~verifier.nli.NLIDetector`; ``NaN`` for a detector with ``predict``
+#: only): the least entailment and the most contradiction over the claim's sentences (its
+#: row averages them: one refuted sentence of three shows here whole), the entailment and
+#: contradiction of the premise's best chunk for each (the row keeps one chunk's, the one
+#: that most entails or most contradicts), averaged over the sentences, and how many chunks
+#: the premise was read in.
+NLI_DETAIL_FEATURES: tuple[str, ...] = (
+    "nli.min_sentence_entailment", "nli.max_sentence_contradiction",
+    "nli.chunk_max_entailment", "nli.chunk_max_contradiction", "nli.chunks",
+)
 CHECK_FEATURES: tuple[str, ...] = ("checks.findings", "checks.high", "match.exact",
                                    "checks.substitution")
 Strictness = Literal["lenient", "balanced", "strict"]
@@ -309,6 +320,14 @@ def best_unit(unit_probs: np.ndarray) -> int:
     return i if unit_probs[i, 0] >= SUPPORT_ANYWHERE else 0
 
 
+def _nli_detail(sentences: Sequence[ChunkScores]) -> list[float]:
+    """:data:`NLI_DETAIL_FEATURES` of one pair from its sentences' chunk scores."""
+    rows = np.stack([s.probabilities for s in sentences])
+    best = np.stack([s.chunk_probabilities.max(axis=0) for s in sentences])
+    return [float(rows[:, 0].min()), float(rows[:, 2].max()), float(best[:, 0].mean()),
+            float(best[:, 2].mean()), float(len(sentences[0].chunk_spans))]
+
+
 def _logit(p: float) -> float:
     p = min(max(p, 1e-4), 1 - 1e-4)
     return math.log(p / (1 - p))
@@ -344,7 +363,7 @@ def all_features() -> tuple[str, ...]:
     from verifier.alignment import FEATURES as ALIGN
     from verifier.uncertainty import FEATURES as UNC
 
-    return NLI_FEATURES + ALIGN + CHECK_FEATURES + UNC + DERIVED_FEATURES
+    return NLI_FEATURES + NLI_DETAIL_FEATURES + ALIGN + CHECK_FEATURES + UNC + DERIVED_FEATURES
 
 
 def _load_classifier(value: Any, name: str, param: str) -> Any:
@@ -667,19 +686,36 @@ class Verifier:
         return Report(text, tuple(verdicts), {k: round(v, 4) for k, v in t.items()})
 
     # ------------------------------------------------------------------ detectors
-    def _run_nli(self, keys: list[tuple[str, str]]) -> np.ndarray:
+    def _run_nli(self, keys: list[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
+        """NLI rows of ``keys`` ``(n, 3)``, and their :data:`NLI_DETAIL_FEATURES` ``(n, 5)``."""
         unique = list(dict.fromkeys(keys))  # sentences of one passage share a premise
+        detail = np.full((len(unique), len(NLI_DETAIL_FEATURES)), np.nan)
         try:
-            scored = self.nli.predict(unique) if unique else np.zeros((0, 3), dtype=np.float32)
+            if not unique:
+                scored = np.zeros((0, 3), dtype=np.float32)
+            elif isinstance(self.nli, NLIDetector):  # the scores behind each row too
+                parts: list[tuple[ChunkScores, ...]]
+                if self.nli.resolved_hypothesis_sentences:
+                    by_sentence = self.nli.predict_sentences(unique)
+                    scored = np.stack([s.probabilities for s in by_sentence])
+                    parts = [s.sentences for s in by_sentence]
+                else:
+                    whole = self.nli.predict_chunks(unique)
+                    scored = np.stack([c.probabilities for c in whole])
+                    parts = [(c,) for c in whole]
+                detail = np.array([_nli_detail(p) for p in parts])
+            else:
+                scored = self.nli.predict(unique)
         except PairInputError as exc:  # index ``keys``, not the de-duplicated pairs
             raise PairInputError(str(exc), index=keys.index(unique[exc.index]), part=exc.part,
                                  reason=exc.reason) from None
         index = {k: i for i, k in enumerate(unique)}
-        return scored[[index[k] for k in keys]] if keys else scored
+        rows = [index[k] for k in keys]
+        return scored[rows].astype(np.float32, copy=False), detail[rows]
 
     def _run_nli_named(self, keys: list[tuple[str, str]], owners: Sequence[int],
                        units: list[tuple[int, Evidence]], paired: Sequence[ClaimEvidence],
-                       naming: _Naming) -> np.ndarray:
+                       naming: _Naming) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`_run_nli`; a pair the model cannot read is an error naming the caller's input.
 
         ``owners[k]``: the unit ``keys[k]`` was made from.
@@ -798,7 +834,7 @@ class Verifier:
         else:
             results = {n: timed(n) for n in tasks}
         spent["detectors"] = time.perf_counter() - t0
-        probs: np.ndarray = results["nli"]
+        probs, detail = results["nli"]
         t0 = time.perf_counter()
         alone = self._sentences_alone(paired, units, keys, naming)
         spent["nli"] += time.perf_counter() - t0
@@ -806,7 +842,7 @@ class Verifier:
         for k, (ci, _) in enumerate(units):
             rows_of[ci].append(k)
         features = self._features(paired, rows_of, probs, results["alignment"],
-                                  results["uncertainty"])
+                                  results["uncertainty"], detail)
         t0 = time.perf_counter()
         verdicts = self._decide_all(paired, units, rows_of, probs, features, alone)
         spent["meta"] = time.perf_counter() - t0
@@ -831,14 +867,19 @@ class Verifier:
         tied = [k for g in groups.values() if len(g) > 1 for k in g]
         if not tied:
             return {}
-        scores = self._run_nli_named([(units[k][1].content, keys[k][1]) for k in tied], tied,
-                                     units, paired, naming)
+        scores, _ = self._run_nli_named([(units[k][1].content, keys[k][1]) for k in tied],
+                                        tied, units, paired, naming)
         return {k: (keys[k][0], float(scores[j, 0])) for j, k in enumerate(tied)}
 
     def _features(self, paired: Sequence[ClaimEvidence], rows_of: list[list[int]],
                   probs: np.ndarray, align: list[dict[str, float]],
-                  unc: list[dict[str, float]]) -> list[dict[str, float]]:
-        """Each claim's feature row; ``rows_of[ci]``: the rows of ``probs`` of its units."""
+                  unc: list[dict[str, float]],
+                  detail: np.ndarray | None = None) -> list[dict[str, float]]:
+        """Each claim's feature row.
+
+        ``rows_of[ci]``: the rows of ``probs`` (and of ``detail``, the
+        :data:`NLI_DETAIL_FEATURES`) of claim ``ci``'s units.
+        """
         from verifier.uncertainty import nli_entropy
 
         # how many sentences the NLI detector read each claim as (1: read whole)
@@ -850,7 +891,10 @@ class Verifier:
             f["nli.sentences"] = (float(max(1, len(hypothesis_sentences(paired[ci].claim.text))))
                                   if by_sentence else 1.0)
             if rows:
-                row = probs[rows][best_unit(probs[rows])]
+                k = rows[best_unit(probs[rows])]
+                row = probs[k]
+                if detail is not None:
+                    f.update(zip(NLI_DETAIL_FEATURES, map(float, detail[k]), strict=True))
                 f.update({"nli.entailment": float(row[0]), "nli.neutral": float(row[1]),
                           "nli.contradiction": float(row[2]),
                           "nli.mean_entailment": float(probs[rows, 0].mean()),
