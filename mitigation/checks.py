@@ -169,10 +169,7 @@ class NumberCheck:
                 continue
             money = next(((e, m) for e, ns in found if (m := in_other_currency(n, ns))), None)
             if money:  # "$5 million" against "5 million euros"
-                said, other = money_text(claim, n), money_text(*money)
-                out.append(Finding(self.name, "value_contradiction", Severity.HIGH,
-                                   f"the claim says {said}, the evidence {other}",
-                                   f"use the evidence's value: {other}", said, other))
+                out.append(_value_contradiction(money_text(claim, n), money_text(*money)))
                 continue
             given = [(m, number_bound(e, m)) for e, ns in found for m in ns
                      # the same word, not two units
@@ -263,7 +260,14 @@ def _other_unit(claim: str, n: Number, found: Sequence[tuple[str, list[Number]]]
                     if where & _context(t, quantity_span(t, m))), (None, None))
     if text is None or m is None:
         return None
-    said, other = quantity_text(claim, n), quantity_text(text, m)
+    return _value_contradiction(quantity_text(claim, n), quantity_text(text, m))
+
+
+def _value_contradiction(said: str, other: str) -> Finding:
+    """The number check's HIGH finding: the evidence gives ``other`` where the claim says ``said``.
+
+    ``other`` is the suggested correction.
+    """
     return Finding(NumberCheck.name, "value_contradiction", Severity.HIGH,
                    f"the claim says {said}, the evidence {other}",
                    f"use the evidence's value: {other}", said, other)
@@ -363,10 +367,7 @@ def _other_amount(claim: str, n: Number, found: Sequence[tuple[str, list[Number]
     text, m = next(((t, m) for t, m in given if where & _amount_context(t, m)), (None, None))
     if text is None or m is None:
         return None
-    said, other = money_text(claim, n), money_text(text, m)
-    return Finding(NumberCheck.name, "value_contradiction", Severity.HIGH,
-                   f"the claim says {said}, the evidence {other}",
-                   f"use the evidence's value: {other}", said, other)
+    return _value_contradiction(money_text(claim, n), money_text(text, m))
 
 
 def _amount_kind(n: Number) -> str | None:
