@@ -164,3 +164,19 @@ def test_nli_sentence_scores_validated() -> None:
         SentenceScores(c.probabilities, ((0, 3), (4, 8)), (c,))
     s = SentenceScores(c.probabilities, ((0, 3),), (c,))
     assert not s.probabilities.flags.writeable
+
+
+def test_nli_predict_scores_are_the_scores_behind_predict(tiny_nli_model: Path) -> None:
+    """predict_scores reads a hypothesis as predict does (sentence by sentence, or whole) and
+    keeps the scores behind each row; no pairs load no model."""
+    pairs = [("Paris is in France. It is big.", "Paris is in France. It has museums."),
+             ("Berlin is in Germany.", "Berlin is big.")]
+    for reads, kind in ((True, SentenceScores), (False, ChunkScores)):
+        det = NLIDetector(str(tiny_nli_model), dtype="float32", hypothesis_sentences=reads)
+        scores = det.predict_scores(pairs)
+        assert [type(s) for s in scores] == [kind, kind]
+        np.testing.assert_allclose(np.stack([s.probabilities for s in scores]),
+                                   det.predict(pairs), atol=1e-6)
+    idle = NLIDetector("/nonexistent/model")
+    assert list(idle.predict_scores([])) == []
+    assert idle.predict([]).shape == (0, 3)

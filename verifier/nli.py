@@ -979,15 +979,30 @@ class NLIDetector:
                 tokens, or a hypothesis too long to leave room for evidence in the window
                 (the message names the index; the error's ``index`` and ``part`` say it).
         """
+        scores = self.predict_scores(pairs)
+        if not scores:
+            return np.zeros((0, 3), dtype=np.float32)
+        return np.stack([s.probabilities for s in scores]).astype(np.float32, copy=False)
+
+    def predict_scores(self, pairs: Iterable[tuple[str, str]]
+                       ) -> Sequence[ChunkScores | SentenceScores]:
+        """Score pairs as :meth:`predict` does, keeping the scores behind each row.
+
+        Args:
+            pairs: ``(premise, hypothesis)`` pairs, as for :meth:`predict`.
+
+        Returns:
+            One score object per pair, in input order, whose ``probabilities`` are
+            :meth:`predict`'s row: a :class:`SentenceScores` with ``hypothesis_sentences``
+            on (:meth:`predict_sentences`), else a :class:`ChunkScores`
+            (:meth:`predict_chunks`).
+        """
         checked = _validate_pairs(pairs)
         if not checked:
-            return np.zeros((0, 3), dtype=np.float32)
-        scores: Sequence[ChunkScores | SentenceScores]
+            return []
         if self._state().hypothesis_sentences:
-            scores = self._sentence_scores(checked)
-        else:
-            scores = self._chunk_scores(checked)
-        return np.stack([s.probabilities for s in scores]).astype(np.float32, copy=False)
+            return self._sentence_scores(checked)
+        return self._chunk_scores(checked)
 
     def predict_chunks(self, pairs: Iterable[tuple[str, str]]) -> list[ChunkScores]:
         """Score pairs and keep the per-chunk scores.

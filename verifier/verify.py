@@ -25,7 +25,13 @@ import numpy as np
 
 from rag.pairing import MIN_SCORE, check_min_score
 from verifier.checking import is_int, is_real
-from verifier.nli import ChunkScores, NLIDetector, PairInputError, hypothesis_sentences
+from verifier.nli import (
+    ChunkScores,
+    NLIDetector,
+    PairInputError,
+    SentenceScores,
+    hypothesis_sentences,
+)
 from verifier.text import is_blank, phrase_in, trimmed_sentence_spans
 from verifier.types import (
     Claim,
@@ -320,8 +326,12 @@ def best_unit(unit_probs: np.ndarray) -> int:
     return i if unit_probs[i, 0] >= SUPPORT_ANYWHERE else 0
 
 
-def _nli_detail(sentences: Sequence[ChunkScores]) -> list[float]:
-    """:data:`NLI_DETAIL_FEATURES` of one pair from its sentences' chunk scores."""
+def _nli_detail(scores: ChunkScores | SentenceScores) -> list[float]:
+    """:data:`NLI_DETAIL_FEATURES` of one pair from the scores behind its row.
+
+    A hypothesis scored whole counts as one sentence.
+    """
+    sentences = scores.sentences if isinstance(scores, SentenceScores) else (scores,)
     rows = np.stack([s.probabilities for s in sentences])
     best = np.stack([s.chunk_probabilities.max(axis=0) for s in sentences])
     return [float(rows[:, 0].min()), float(rows[:, 2].max()), float(best[:, 0].mean()),
@@ -694,16 +704,9 @@ class Verifier:
             if not unique:
                 scored = np.zeros((0, 3), dtype=np.float32)
             elif isinstance(self.nli, NLIDetector):  # the scores behind each row too
-                parts: list[tuple[ChunkScores, ...]]
-                if self.nli.resolved_hypothesis_sentences:
-                    by_sentence = self.nli.predict_sentences(unique)
-                    scored = np.stack([s.probabilities for s in by_sentence])
-                    parts = [s.sentences for s in by_sentence]
-                else:
-                    whole = self.nli.predict_chunks(unique)
-                    scored = np.stack([c.probabilities for c in whole])
-                    parts = [(c,) for c in whole]
-                detail = np.array([_nli_detail(p) for p in parts])
+                scores = self.nli.predict_scores(unique)
+                scored = np.stack([s.probabilities for s in scores])
+                detail = np.array([_nli_detail(s) for s in scores])
             else:
                 scored = self.nli.predict(unique)
         except PairInputError as exc:  # index ``keys``, not the de-duplicated pairs
@@ -873,8 +876,7 @@ class Verifier:
 
     def _features(self, paired: Sequence[ClaimEvidence], rows_of: list[list[int]],
                   probs: np.ndarray, align: list[dict[str, float]],
-                  unc: list[dict[str, float]],
-                  detail: np.ndarray | None = None) -> list[dict[str, float]]:
+                  unc: list[dict[str, float]], detail: np.ndarray) -> list[dict[str, float]]:
         """Each claim's feature row.
 
         ``rows_of[ci]``: the rows of ``probs`` (and of ``detail``, the
@@ -893,8 +895,7 @@ class Verifier:
             if rows:
                 k = rows[best_unit(probs[rows])]
                 row = probs[k]
-                if detail is not None:
-                    f.update(zip(NLI_DETAIL_FEATURES, map(float, detail[k]), strict=True))
+                f.update(zip(NLI_DETAIL_FEATURES, map(float, detail[k]), strict=True))
                 f.update({"nli.entailment": float(row[0]), "nli.neutral": float(row[1]),
                           "nli.contradiction": float(row[2]),
                           "nli.mean_entailment": float(probs[rows, 0].mean()),
