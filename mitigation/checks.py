@@ -202,9 +202,7 @@ class NumberCheck:
                     claim, n, found, [m for m, _, named in claim_numbers if not named])):
                 out.append(amount)
             else:
-                out.append(Finding(self.name, "number_not_in_evidence", Severity.HIGH,
-                                   f"the number {n.text!r} is not in the evidence",
-                                   "remove the number or cite a source that gives it", n.text))
+                out.append(_not_in_evidence(n))
         return out + [f for f, _ in ordinal_findings]
 
     def _ordinals(self, claim: str, ordinals: Sequence[tuple[str, list[Number]]],
@@ -263,6 +261,13 @@ def _other_unit(claim: str, n: Number, found: Sequence[tuple[str, list[Number]]]
     return _value_contradiction(quantity_text(claim, n), quantity_text(text, m))
 
 
+def _not_in_evidence(n: Number) -> Finding:
+    """The number check's HIGH finding that the evidence gives no value ``n``."""
+    return Finding(NumberCheck.name, "number_not_in_evidence", Severity.HIGH,
+                   f"the number {n.text!r} is not in the evidence",
+                   "remove the number or cite a source that gives it", n.text)
+
+
 def _value_contradiction(said: str, other: str) -> Finding:
     """The number check's HIGH finding: the evidence gives ``other`` where the claim says ``said``.
 
@@ -292,11 +297,18 @@ def _era_year(text: str, n: Number, after: Number | None = None) -> bool:
     """
     if n.percent or n.currency:
         return False
-    return bool(ERA_AFTER_YEAR.match(text, n.span[1])
-                or _ERA_BEFORE_YEAR.search(text, max(0, n.span[0] - 6), n.span[0])
-                or (after is not None and _ERA_RANGE_JOIN.fullmatch(text, n.span[1],
-                                                                    after.span[0])
-                    and ERA_AFTER_YEAR.match(text, after.span[1])))
+    return _era_span(text, n) is not None or bool(
+        after is not None and _ERA_RANGE_JOIN.fullmatch(text, n.span[1], after.span[0])
+        and ERA_AFTER_YEAR.match(text, after.span[1]))
+
+
+def _era_span(text: str, n: Number) -> tuple[int, int] | None:
+    """Where ``text`` writes year ``n`` with its era ("2560 BC", "AD 79"), or ``None``."""
+    after = ERA_AFTER_YEAR.match(text, n.span[1])
+    before = _ERA_BEFORE_YEAR.search(text, max(0, n.span[0] - 6), n.span[0])
+    if not (after or before):
+        return None
+    return before.start() if before else n.span[0], after.end() if after else n.span[1]
 
 
 #: An era written before a year: "AD 79", "A.D. 14".
@@ -319,9 +331,7 @@ def _era_bounded(claim: str, n: Number, bound: DateBound, evidence: Sequence[str
     said = _era_text(claim, n)
     if len({m.value for _, m in years}) != 1 or any(
             date_bound(text, m) or number_bound(text, m) for text, m in years):
-        return [Finding(NumberCheck.name, "number_not_in_evidence", Severity.HIGH,
-                        f"the number {n.text!r} is not in the evidence",
-                        "remove the number or cite a source that gives it", n.text)]
+        return [_not_in_evidence(n)]
     text, m = years[0]
     if _holds(bound, (m.value > n.value) - (m.value < n.value)):
         return []
@@ -332,11 +342,9 @@ def _era_bounded(claim: str, n: Number, bound: DateBound, evidence: Sequence[str
 
 
 def _era_text(text: str, n: Number) -> str:
-    """Year ``n`` as ``text`` writes it with its era ("2560 BC", "AD 79")."""
-    after = ERA_AFTER_YEAR.match(text, n.span[1])
-    before = _ERA_BEFORE_YEAR.search(text, max(0, n.span[0] - 6), n.span[0])
-    return text[before.start() if before else n.span[0]: after.end() if after else n.span[1]
-                ].strip()
+    """Year ``n`` as ``text`` writes it with its era, if it has one ("2560 BC", "AD 79")."""
+    start, end = _era_span(text, n) or n.span
+    return text[start:end].strip()
 
 
 def _other_amount(claim: str, n: Number, found: Sequence[tuple[str, list[Number]]],
