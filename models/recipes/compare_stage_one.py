@@ -1,0 +1,212 @@
+"""Compare variants of the ensemble's stage one (Supported vs the rest) against the recipe.
+
+The figures of ``models/meta/README.md``, "Tried on these features for the margin": each
+variant is cross-validated as ``train_meta.py`` chooses its options (macro-F1 per training
+set, 5-fold, folds grouped by evidence; mean over sets), its lead over the recipe fold by
+fold (mean and standard error), then fitted on every train row and scored on the eval splits
+as ``benchmarks/bench_verifier.py`` scores the ensemble (mean macro-F1 over the seven sets,
+and the margin over the NLI threshold rule). The eval splits choose nothing here: the card's
+rule is the CV lead.
+
+    python models/recipes/compare_stage_one.py --train-cache DIR --eval-cache DIR
+        [--variants recipe detail bagged hist hist_monotone] [--out FILE]
+
+``--train-cache``: ``train_meta.py --cache``'s folder; ``--eval-cache``: ``bench_verifier.py
+--cache``'s. Both must hold the features of the code this runs on (a cache of other code
+is recomputed: ~20 minutes each on a 2-core CPU); to read an older commit's caches, run this
+file from a worktree of that commit, its packages first on the path, as
+``benchmarks/check_findings.py`` says.
+
+Variants (stage two stays the recipe's logistic regression):
+
+- ``recipe``: the shipped ensemble's features and boosted trees;
+- ``detail``: the recipe plus :data:`verifier.verify.NLI_DETAIL_FEATURES`;
+- ``bagged``: 5 boosted models on 80 % subsamples (seeds 0-4), probabilities averaged;
+- ``hist``: scikit-learn's ``HistGradientBoostingClassifier`` of the recipe's size;
+- ``hist_monotone``: the same, its output constrained to rise with the entailment and
+  coverage features and fall with the contradiction, conflict and finding features
+  (:data:`RISING`, :data:`FALLING`).
+
+The variants other than ``recipe`` and ``detail`` are not exportable to the shipped JSON
+format; they live in this script only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sklearn.metrics import f1_score
+
+import verifier.meta as vm
+import verifier.verify
+from verifier.training import META_SETS, collect_features, feature_array, fold_of, sample_examples
+from verifier.verify import Verifier, all_features
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent / "benchmarks"))
+import bench_verifier as bv  # noqa: E402
+import train_meta as tm  # noqa: E402
+
+logger = logging.getLogger("compare_stage_one")
+#: The NLI detail features (none in code older than them, where ``detail`` is the recipe).
+NLI_DETAIL_FEATURES: tuple[str, ...] = getattr(verifier.verify, "NLI_DETAIL_FEATURES", ())
+
+#: Features p(Supported) may only rise with (``hist_monotone``).
+RISING = frozenset({
+    "nli.entailment", "nli.mean_entailment", "nli.logit_entailment",
+    "nli.logit_mean_entailment", "nli.min_sentence_entailment", "nli.chunk_max_entailment",
+    "align.claim_recall", "align.bigram_recall", "align.doc_recall", "align.cosine",
+    "align.entity_coverage", "align.number_coverage", "align.date_coverage",
+    "align.quote_coverage", "match.exact", "x.entailment_cosine", "x.entailment_recall"})
+#: Features p(Supported) may only fall with (``hist_monotone``).
+FALLING = frozenset({
+    "nli.contradiction", "nli.max_contradiction", "nli.logit_contradiction",
+    "nli.logit_max_contradiction", "nli.max_sentence_contradiction",
+    "nli.chunk_max_contradiction", "align.number_conflict", "align.date_conflict",
+    "align.negation_mismatch", "checks.findings", "checks.high", "checks.substitution",
+    "x.contradiction_recall"})
+VARIANTS = ("recipe", "detail", "bagged", "hist", "hist_monotone")
+#: The recipe's tree size (``verifier.meta.MetaClassifier``'s defaults).
+_TREES = {"max_leaf_nodes": 15, "min_samples_leaf": 40, "learning_rate": 0.1}
+
+
+class _Stage(vm.MetaClassifier):
+    """A stage-one classifier whose estimator is one of this script's variants."""
+
+    variant = "recipe"
+
+    def _new_estimator(self) -> Any:
+        if self.estimator == "logistic" or self.variant in ("recipe", "detail"):
+            return super()._new_estimator()
+        if self.variant == "bagged":
+            from sklearn.ensemble import GradientBoostingClassifier, VotingClassifier
+
+            return VotingClassifier(
+                [(f"g{i}", GradientBoostingClassifier(n_estimators=100, subsample=0.8,
+                                                      random_state=i, **_TREES))
+                 for i in range(5)], voting="soft")
+        from sklearn.ensemble import HistGradientBoostingClassifier
+
+        cst = None
+        if self.variant == "hist_monotone":  # classes sorted: Not_Supported, Supported
+            names = list(self.feature_names_in_)
+            cst = ([1 if n in RISING else -1 if n in FALLING else 0 for n in names]
+                   + [0] * len(self.missing_cols_))
+        return HistGradientBoostingClassifier(max_iter=100, monotonic_cst=cst,
+                                              early_stopping=False, random_state=0, **_TREES)
+
+    def _raw_proba(self, Z: np.ndarray) -> np.ndarray:
+        model = getattr(self, "trees_", None)
+        if model is not None and hasattr(model, "predict_proba"):  # a variant, kept whole
+            return model.predict_proba(Z)
+        return super()._raw_proba(Z)
+
+
+class _Classifier(vm.StatusClassifier):
+    """A status classifier whose stages are :class:`_Stage`."""
+
+    def _stage(self, estimator: str) -> vm.MetaClassifier:
+        return _Stage(**super()._stage(estimator).get_params())
+
+
+@contextmanager
+def _keep_estimators(variant: str) -> Any:
+    """Fit ``variant`` (``train_meta``'s CV too): its fitted estimators stay as they are
+    (only the recipe's trees export)."""
+    export, classifier = vm._export_trees, tm.StatusClassifier
+    _Stage.variant = variant
+    tm.StatusClassifier = _Classifier  # type: ignore[misc]
+
+    def keep(model: Any, Z: np.ndarray) -> Any:
+        if variant in ("recipe", "detail"):
+            return export(model, Z)
+        return model, np.zeros(1)
+
+    vm._export_trees = keep
+    try:
+        yield
+    finally:
+        vm._export_trees = export
+        tm.StatusClassifier = classifier  # type: ignore[misc]
+        _Stage.variant = "recipe"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--train-cache", type=Path, required=True)
+    ap.add_argument("--eval-cache", type=Path, required=True)
+    ap.add_argument("--variants", nargs="+", choices=VARIANTS, default=list(VARIANTS))
+    ap.add_argument("--out", type=Path, default=None, help="JSON of the figures")
+    args = ap.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    verifier = Verifier(meta=None, alignment_classifier=None)
+    rows, examples = tm.training_rows(verifier, limit=tm.RECIPE["limit"],
+                                      cache=args.train_cache)
+    y = np.array([r["status"] for r in rows], dtype=object)
+    groups = np.array([r["dataset"] for r in rows], dtype=object)
+    folds = np.array([fold_of(e) for e in examples])
+    base = [f for f in tm.features_for(tm.GROUPS["ensemble"], rows)
+            if f not in NLI_DETAIL_FEATURES]
+    # the detail features where all_features() puts them (a tree's ties follow column order)
+    detail = tm.features_for(tuple(f for f in all_features()
+                                   if f in base or f in NLI_DETAIL_FEATURES), rows)
+    evals = {name: collect_features(verifier, sample_examples(name, "eval", None),
+                                    cache=args.eval_cache / "eval.jsonl")
+             for name in META_SETS}
+    params = {"C": tm.RECIPE["C"], "calibration": tm.RECIPE["calibration"], "cv": 5,
+              "estimator": "boosting", "refute_estimator": tm.RECIPE["refute_estimator"]}
+    out: dict[str, Any] = {}
+    recipe_folds = None
+    for variant in ["recipe", *[v for v in args.variants if v != "recipe"]]:
+        names = detail if variant == "detail" else base
+        X = feature_array(rows, names)
+        t0 = time.perf_counter()
+        with _keep_estimators(variant):
+            cv, per_fold = tm.cv_folds(names, X, y, groups, folds, tm.RECIPE["weighting"],
+                                       None, **params)
+            model = _Classifier(names, **params).fit(X, y, groups=groups)
+            res: dict[str, Any] = {"cv_macro_f1": cv, "cut": model.support_threshold_}
+            if recipe_folds is None:
+                recipe_folds = per_fold
+            else:
+                lead, se = tm.paired_lead(per_fold, recipe_folds)
+                res["cv_lead"], res["cv_lead_se"] = round(lead, 2), round(se, 2)
+            ens, nli = {}, {}
+            for name, erows in evals.items():
+                gold_s = np.asarray([r["status"] for r in erows], dtype=object)
+                three = bool(np.isin(gold_s, ["Insufficient_Info"]).any())
+                gold = bv.collapse(np.where(gold_s == "Not_Supported", "Contradictory",
+                                            gold_s), three)
+                labels = sorted(set(gold.tolist()))
+                pred = bv.collapse(model.predict(feature_array(erows, names)).astype(object),
+                                   three)
+                ens[name] = round(100 * f1_score(gold, pred, labels=labels, average="macro"),
+                                  2)
+                rule = bv.collapse(bv.nli_rule(erows, verifier), three)
+                nli[name] = round(100 * f1_score(gold, rule, labels=labels, average="macro"),
+                                  2)
+        res["eval_macro_f1"] = ens
+        res["eval_mean"] = round(float(np.mean(list(ens.values()))), 2)
+        res["nli_mean"] = round(float(np.mean(list(nli.values()))), 2)
+        res["margin"] = round(res["eval_mean"] - res["nli_mean"], 2)
+        res["seconds"] = round(time.perf_counter() - t0)
+        out[variant] = res
+        print(f"{variant:14s} CV {cv['mean']:.2f}"
+              + (f" (lead {res['cv_lead']:+.2f}, SE {res['cv_lead_se']:.2f})"
+                 if "cv_lead" in res else "")
+              + f"  eval {res['eval_mean']:.2f}, NLI alone {res['nli_mean']:.2f}, margin "
+              f"{res['margin']:+.2f}", flush=True)
+    if args.out:
+        args.out.write_text(json.dumps(out, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
