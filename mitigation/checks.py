@@ -169,32 +169,31 @@ class NumberCheck:
                 continue
             money = next(((e, m) for e, ns in found if (m := in_other_currency(n, ns))), None)
             if money:  # "$5 million" against "5 million euros"
-                out.append(_value_contradiction(money_text(claim, n), money_text(*money)))
+                out.append(_value_contradiction(money_text(claim, n), money_text(*money),
+                                                _change_differs(claim, n, *money)))
                 continue
-            given = [(m, number_bound(e, m)) for e, ns in found for m in ns
+            given = [(e, m, number_bound(e, m)) for e, ns in found for m in ns
                      # the same word, not two units
                      if unit and _unit_after(e, m.span[1]) == unit
                      and not (m.unit and n.unit and m.unit != n.unit)
                      and not _titled_unit(e, m)]  # not "12 Years a Slave"
-            values = [m for m, _ in given]
+            values = [m for _, m, _ in given]
             # the value to put in: an exact one, or a bound of the claim's kind ("fewer than
             # 300" corrects no "500"; "over 250 people" corrects "over 15 people")
-            usable = [(m, theirs) for m, theirs in given
+            usable = [(e, m, theirs) for e, m, theirs in given
                       if theirs is None or (bound is not None and theirs == bound[0])]
             if (usable and quantity_units.count(unit) == 1 and not _titled_unit(claim, n)
                     and all(number_in(m, values[:1]) for m in values)
                     # nor another value of the quantity in another unit: "2 years" against
                     # "18 months ... 3 years"
                     and all(number_in(m, values[:1]) for _, m in _measures(n, found))):
-                ev_number, ev_bound = usable[0]
+                ev_text, ev_number, ev_bound = usable[0]
                 # a bound that an exact value breaks goes with it: "over 10 million" -> "4.7
                 # million"
                 said = claim[bound[1]: n.span[1]] if bound and ev_bound is None else n.text
-                out.append(Finding(self.name, "value_contradiction", Severity.HIGH,
-                                   f"the claim says {said} {unit}, the evidence "
-                                   f"{ev_number.text} {unit}",
-                                   f"use the evidence's value: {ev_number.text}", said,
-                                   ev_number.text))
+                out.append(_value_contradiction(f"{said} {unit}", f"{ev_number.text} {unit}",
+                                                _change_differs(claim, n, ev_text, ev_number),
+                                                value=said, evidence_value=ev_number.text))
             elif not bound and (measured := _other_unit(
                     claim, n, found, dimensions.count(dimension(n)))):
                 out.append(measured)
@@ -258,7 +257,8 @@ def _other_unit(claim: str, n: Number, found: Sequence[tuple[str, list[Number]]]
                     if where & _context(t, quantity_span(t, m))), (None, None))
     if text is None or m is None:
         return None
-    return _value_contradiction(quantity_text(claim, n), quantity_text(text, m))
+    return _value_contradiction(quantity_text(claim, n), quantity_text(text, m),
+                                _change_differs(claim, n, text, m))
 
 
 def _not_in_evidence(n: Number) -> Finding:
@@ -268,14 +268,103 @@ def _not_in_evidence(n: Number) -> Finding:
                    "remove the number or cite a source that gives it", n.text)
 
 
-def _value_contradiction(said: str, other: str) -> Finding:
+def _value_contradiction(said: str, other: str, change: str | None = None, *,
+                         value: str | None = None, evidence_value: str | None = None
+                         ) -> Finding:
     """The number check's HIGH finding: the evidence gives ``other`` where the claim says ``said``.
 
-    ``other`` is the suggested correction.
+    ``other`` is the suggested correction (``evidence_value``, default ``other``, the
+    finding's), unless the two are not changes the same way (``change`` says how, see
+    :func:`_change_differs`): putting the evidence's value into the claim would then assert
+    what the evidence does not ("sales rose 5%" against "sales fell 7%" is not mended by
+    "rose 7%", nor "unemployment was 5%" against "unemployment rose 2%" by "was 2%"), so the
+    finding offers no correction. ``value``: the claim's value (default ``said``).
     """
+    value = said if value is None else value
+    if change:
+        return Finding(NumberCheck.name, "value_contradiction", Severity.HIGH,
+                       f"the claim says {said}, the evidence {other}, {change}",
+                       "check the value and which way it changed against a source", value)
     return Finding(NumberCheck.name, "value_contradiction", Severity.HIGH,
                    f"the claim says {said}, the evidence {other}",
-                   f"use the evidence's value: {other}", said, other)
+                   f"use the evidence's value: {other}", value,
+                   other if evidence_value is None else evidence_value)
+
+
+#: Words that say which way a value changed ("rose 5%", "a 5% fall"): +1 up, -1 down.
+_CHANGE_WORDS: dict[str, int] = {
+    **dict.fromkeys(
+        "increase increased increases increasing rise rises rose risen rising grow grows grew "
+        "grown growing growth gain gains gained gaining up climb climbs climbed climbing jump "
+        "jumps jumped jumping surge surges surged surging soar soars soared soaring raise "
+        "raises raised raising boost boosts boosted boosting higher expand expands expanded "
+        "expanding expansion upturn".split(), 1),
+    **dict.fromkeys(
+        "decrease decreased decreases decreasing fall falls fell fallen falling decline "
+        "declines declined declining drop drops dropped dropping down reduce reduces reduced "
+        "reducing reduction cut cuts cutting lower lowered lowering shrink shrinks shrank "
+        "shrunk shrinking plunge plunges plunged plunging slump slumps slumped slumping lose "
+        "loses lost losing loss losses dip dips dipped sink sinks sank sunk downturn"
+        .split(), -1),
+}
+#: Words between a change word and its value ("rose by about 5%", "fell some 7%").
+_CHANGE_FILLERS = frozenset(
+    "by of about around nearly almost some roughly approximately just only a an the more "
+    "less than over under at least most".split())
+#: A word, or what ends a clause or starts another value (the look for a change word stops).
+_CHANGE_TOKEN = re.compile(r"[A-Za-z]+|[\d.,;:!?()]")
+
+
+def change_direction(text: str, span: tuple[int, int]) -> int:
+    """Which way the value at ``text[span]`` is said to have changed: +1 up, -1 down, 0 none.
+
+    The nearest change word (:data:`_CHANGE_WORDS`, in lower case: not a name's, "Knocked
+    Up") among the five words before the value, with only such words as "by" or "about"
+    between them and one word for what changed before "by" ("sales rose 5%", "were up 5%",
+    "increased mortality by 50%"), or else among the three words after it ("a 5% fall"); in
+    the same clause, with no other number between. A value a change went to or from is a
+    level, no change ("rose to 7%", "fell from 9%"; "up to 5%" is a bound).
+
+    >>> change_direction("Mortality increased by 50% in 2020.", (23, 26))
+    1
+    >>> change_direction("It had a 7% fall in sales.", (9, 11))
+    -1
+    >>> change_direction("Sales rose 5% to 7% in May.", (17, 19))  # 7%: the 5% is between
+    0
+    """
+    s, e = span
+    before = _CHANGE_TOKEN.findall(text[max(0, s - 80): s])[-5:][::-1]  # nearest first
+    for i, token in enumerate(before):
+        # "rose to 7%", "fell from 9%": the value is a level the change went to or from
+        # (and "up to 5%" a bound); a capitalised word is a name's ("Knocked Up")
+        if not token.isalpha() or token.lower() in ("to", "from"):
+            break
+        if token.islower() and (way := _CHANGE_WORDS.get(token, 0)):
+            return way
+        # another word: what changed, before "by" ("increased mortality by 50%"), or else
+        # the value is what some other verb tells ("expand by building over 80 stores")
+        if token.lower() not in _CHANGE_FILLERS and not (i and before[i - 1] == "by"):
+            break
+    after = _CHANGE_TOKEN.findall(text[e: e + 60])[:4]
+    for i, token in enumerate(after[:3]):  # "a 5% fall"; not "$1.65 billion, up 2.7%"
+        if not token.isalpha():
+            break
+        if token.islower() and (way := _CHANGE_WORDS.get(token, 0)):
+            return 0 if after[i + 1: i + 2] and after[i + 1].isdigit() else way
+    return 0
+
+
+def _change_differs(claim: str, n: Number, text: str, m: Number) -> str | None:
+    """How ``claim``'s value ``n`` and ``text``'s ``m`` differ as changes, if they do.
+
+    ``None`` when both are changes the same way or neither is one (:func:`change_direction`).
+    """
+    mine, theirs = change_direction(claim, n.span), change_direction(text, m.span)
+    if mine == theirs:
+        return None
+    if mine and theirs:
+        return "a change the other way"
+    return "a change" if theirs else "not a change"
 
 
 def _era_bound(claim: str, n: Number) -> DateBound | None:
@@ -375,7 +464,8 @@ def _other_amount(claim: str, n: Number, found: Sequence[tuple[str, list[Number]
     text, m = next(((t, m) for t, m in given if where & _amount_context(t, m)), (None, None))
     if text is None or m is None:
         return None
-    return _value_contradiction(money_text(claim, n), money_text(text, m))
+    return _value_contradiction(money_text(claim, n), money_text(text, m),
+                                _change_differs(claim, n, text, m))
 
 
 def _amount_kind(n: Number) -> str | None:

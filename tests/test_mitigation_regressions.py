@@ -1591,3 +1591,70 @@ def test_mitigation_corrects_an_amount_of_money_from_the_evidence(draft, evidenc
 ])
 def test_mitigation_era_years_under_a_bound(claim: str, evidence: str, found) -> None:
     assert _found(claim, evidence) == found
+
+
+# a value paired with the evidence's is corrected only when the two are changes the same way
+# (or neither is one): "rose 7%" is no truer than "rose 5%" against "fell 7%"
+@pytest.mark.parametrize(("claim", "evidence", "found"), [
+    ("Sales rose 5% last year.", "Sales fell 7% last year.",
+     [("value_contradiction", "5%", None)]),
+    ("Sales were up 5% last year.", "Sales were down 7% last year.",
+     [("value_contradiction", "5%", None)]),
+    ("The drug reduced deaths by 30%.", "The drug increased deaths by 20%.",
+     [("value_contradiction", "30%", None)]),
+    ("The firm posted a $5 million loss.", "The firm posted a $7 million gain.",
+     [("value_contradiction", "$5 million", None)]),
+    ("The river rose 2 metres.", "The river fell 3 metres.",
+     [("value_contradiction", "2", None)]),
+    ("Its weight fell 2 kg over May.", "Its weight rose 3,000 g over May.",
+     [("value_contradiction", "2 kg", None)]),
+    ("The glacier shrank 2 km in length.", "The glacier shrank 3,000 m in length.",
+     [("value_contradiction", "2 km", "3,000 m")]),
+    # a level against a change: another quantity
+    ("Unemployment was 5% in May.", "Unemployment rose 2% in May.",
+     [("number_not_in_evidence", "5%", None)]),
+    # the same way, or neither a change: corrected as before
+    ("Sales rose 5% last year.", "Sales rose 7% last year.",
+     [("value_contradiction", "5%", "7%")]),
+    ("Sales fell 5% last year.", "Sales dropped 7% last year.",
+     [("value_contradiction", "5%", "7%")]),
+    ("The river rose 2 metres.", "The river rose 3 metres.",
+     [("value_contradiction", "2", "3")]),
+    ("Unemployment was 5% in May.", "Unemployment was 7% in May.",
+     [("value_contradiction", "5%", "7%")]),
+])
+def test_mitigation_corrects_a_change_only_from_a_change_the_same_way(claim, evidence,
+                                                                      found) -> None:
+    assert _found(claim, evidence) == found
+
+
+def test_mitigation_warns_where_the_evidence_gives_the_change_the_other_way() -> None:
+    draft = "The firm posted a $5 million loss in 2020."
+    evidence = "In 2020 the firm, which listed its shares in 2011, posted a $7 million gain."
+    answer = Mitigator().mitigate(draft, [_v(draft, draft, C, _ev(evidence))])
+    assert answer.edits[0].action == "warned"
+    assert answer.body == ("Note: a statement that the sources contradict was removed "
+                           "(“The firm posted a $5 million loss in 2020”).")
+    finding = next(f for f in answer.edits[0].findings if f.type == "value_contradiction")
+    assert finding.evidence_value is None and "the other way" in finding.message
+
+
+@pytest.mark.parametrize(("text", "value", "way"), [
+    ("Mortality increased by 50% in 2020.", "50%", 1),
+    ("It had a 7% fall in sales.", "7%", -1),
+    ("Sales were up 5% in May.", "5%", 1),
+    ("Sales were down 5% in May.", "5%", -1),
+    ("It offers rates of up to 5% a year.", "5%", 0),  # a bound
+    ("Sales rose 5% to 7% in May.", "7%", 0),  # another value between
+    ("Sales rose, and 7% of staff left.", "7%", 0),  # another clause
+    ("Unemployment was 5% in May.", "5%", 0),
+    ("Sales rose to 7% in May.", "7%", 0),  # a level
+    ("Knocked Up grossed $219 million.", "219", 0),  # a name
+    ("It plans to expand by building over 80 stores.", "80", 0),  # another verb's value
+    ("Sales grew to a record $1.65 billion up 2.7% on the year.", "1.65", 0),  # the next's
+])
+def test_change_direction(text: str, value: str, way: int) -> None:
+    from mitigation.checks import change_direction
+
+    start = text.index(value)
+    assert change_direction(text, (start, start + len(value))) == way
