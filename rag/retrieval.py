@@ -42,7 +42,7 @@ from verifier.embedded import (
 )
 from verifier.errors import IndexMismatchError, ModelLoadError
 from verifier.registry import register
-from verifier.text import CJK_CHARS, STOP_WORDS
+from verifier.text import CJK_CHARS, STOP_WORDS, combining_marks
 from verifier.types import Evidence, Passage
 
 logger = logging.getLogger(__name__)
@@ -56,21 +56,6 @@ IndexType = Literal["flat", "hnsw", "ivf"]
 _INDEX_TYPES = ("flat", "hnsw", "ivf")
 _DTYPES = (None, "auto", "float32", "bfloat16", "float16")
 
-#: Planes that hold every combining mark: the Basic and Supplementary Multilingual Planes,
-#: and the Supplementary Special-purpose Plane (variation selectors).
-_MARK_PLANES = (range(0x20000), range(0xE0000, 0xE1000))
-
-
-def _char_class(code_points: Sequence[int]) -> str:
-    """The inside of a regex character class holding ``code_points`` (sorted), as ranges."""
-    runs: list[list[int]] = []  # [first, last] of each run of consecutive code points
-    for i in code_points:
-        if runs and runs[-1][1] == i - 1:
-            runs[-1][1] = i
-        else:
-            runs.append([i, i])
-    return "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in runs)
-
 
 @functools.cache
 def _token_pattern() -> re.Pattern[str]:
@@ -78,15 +63,12 @@ def _token_pattern() -> re.Pattern[str]:
 
     The vowel signs and viramas of Indic scripts ("हिन्दी", "தமிழ்") are combining marks
     (categories Mn, Mc) with no precomposed form, and Python's ``\w`` does not match them:
-    a token is a run of word characters, and more after each run of combining marks. The
-    marks' character class is built once, at the first call (not at import). (The marks
-    outside the Basic Multilingual Plane are a class of their own, read only for such a
-    character: ``re`` scans a class of both planes range by range, three times slower.)
+    a token is a run of word characters, and more after each run of combining marks
+    (:func:`~verifier.text.combining_marks`, built at the first call, not at import). (The
+    marks outside the Basic Multilingual Plane are a class of their own, read only for such
+    a character: ``re`` scans a class of both planes range by range, three times slower.)
     """
-    marks = [i for plane in _MARK_PLANES for i in plane
-             if unicodedata.category(chr(i))[0] == "M"]
-    bmp = _char_class([i for i in marks if i <= 0xFFFF])
-    astral = _char_class([i for i in marks if i > 0xFFFF])
+    bmp, astral = combining_marks()
     mark = rf"(?:[{bmp}]|(?=[\U00010000-\U000E0FFF])[{astral}])"
     # ideographs and kana: text without spaces between words, so each character is a token
     return re.compile(rf"[{CJK_CHARS}]|[^\W{CJK_CHARS}]+(?:{mark}+[^\W{CJK_CHARS}]*)*")

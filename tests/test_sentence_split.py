@@ -120,3 +120,22 @@ def test_hard_wrapped_evidence_is_split_into_whole_sentences() -> None:
     found = split_evidence([Evidence(doc, "d", (0, len(doc)))])
     assert [e.content for e in found] == [doc[:doc.index(" It opened")], "It opened in 1889."]
     assert all(doc[slice(*e.span)] == e.content for e in found)
+
+
+@pytest.mark.parametrize(("phrase", "text", "found"), [
+    # a word goes on with a combining mark (a Hindi vowel sign, a Tamil virama), which "\w"
+    # does not match: "भारत" is not in "भारतीय", nor "தம" in "தமிழ்"
+    ("भारत", "भारतीय रेल चलती है", False),
+    ("भारत", "यह भारत है", True),
+    ("तीय", "भारतीय रेल", False),
+    ("தம", "தமிழ் மொழி", False),
+    ("abc", "x abc\U000110b0 y", False),  # a mark beyond the BMP (Kaithi)
+    ("abc", "x abc. y", True),
+    ("$5", "it cost $50", False),
+    ("10", "in 10.5 days", False),
+])
+def test_phrase_in_a_word_that_goes_on_with_a_combining_mark(phrase: str, text: str,
+                                                             found: bool) -> None:
+    from verifier.text import phrase_in
+
+    assert phrase_in(phrase, text) is found
