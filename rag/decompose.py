@@ -238,9 +238,10 @@ def text_blocks(text: str) -> list[tuple[int, int]]:
     in_item = False
     pos = 0
     lines = text.splitlines(keepends=True)
-    markup = _markup_lines(lines)
+    cuts: dict[int, int] = {}  # lines whose prose ends where a <pre> block opens
+    markup = _markup_lines(lines, cuts)
     for k, line in enumerate(lines):
-        body_end = pos + len(line.rstrip("\r\n"))
+        body_end = pos + len(line.rstrip("\r\n")[:cuts.get(k)])
         stripped = text[pos:body_end].strip()
         if not stripped or k in markup:
             if start is not None:
@@ -260,6 +261,9 @@ def text_blocks(text: str) -> list[tuple[int, int]]:
             in_item = bool(item)
         end = body_end
         pos += len(line)
+        if k in cuts:  # the code below ends the block, as a blank line does
+            blocks.append((start, end))
+            start, in_item = None, False
     if start is not None:
         blocks.append((start, end))
     out = []
@@ -277,6 +281,8 @@ _FENCE_OPEN = re.compile(r"[ \t]*(?:(`{3,})[^`]*|(~{3,}).*)")
 #: A line that opens an HTML ``<pre>`` block (CommonMark's HTML block of kind 1): it runs to
 #: the line that holds ``</pre>``.
 _PRE_OPEN = re.compile(r"[ \t]*<pre(?=[\s>]|$)", re.I)
+#: A ``<pre>`` that opens after prose on its line ("Run this: <pre>") and is not closed on it.
+_PRE_AFTER_PROSE = re.compile(r"(?<=\S)[ \t]*<pre(?=[\s>]|$)(?!.*</pre\s*>)", re.I)
 _PRE_CLOSE = re.compile(r"</pre\s*>", re.I)
 #: A line of only an HTML ``<code>`` element ("<code>pip install foo</code>"), or a line that
 #: opens one closed on a later line (``None`` in ``close``). ``<code>`` inside a sentence
@@ -300,7 +306,7 @@ def _is_table_rule(line: str) -> bool:
     return "|" in line and all(re.fullmatch(r"\s*:?-+:?\s*", c) for c in cells)
 
 
-def _markup_lines(lines: Sequence[str]) -> set[int]:
+def _markup_lines(lines: Sequence[str], cuts: dict[int, int] | None = None) -> set[int]:
     """Indices of the lines that are Markdown markup, not prose: no claim is read in them.
 
     A fenced code block, its fences included, is code: it runs from a line of three or
@@ -315,7 +321,10 @@ def _markup_lines(lines: Sequence[str]) -> set[int]:
     a statement is better checked than skipped). HTML code is code too: a ``<pre>`` block
     from the line that opens with ``<pre`` to the one that holds ``</pre>``, and a
     ``<code>`` element that fills its lines (:func:`_html_code_end`); and so is an indented
-    code block (:func:`_indented_code_lines`).
+    code block (:func:`_indented_code_lines`). A ``<pre>`` that opens after prose on its
+    line and closes on a later one ("Install it with: <pre>") is a block from the next line
+    to the one that holds ``</pre>``; ``cuts`` (when given) gets the opening line's index
+    with the column where its prose ends.
 
     Example:
         >>> _markup_lines(["Run:", "```sh", "ls", "```", "Done."])
@@ -326,6 +335,9 @@ def _markup_lines(lines: Sequence[str]) -> set[int]:
         {0, 1, 2}
         >>> _markup_lines(["# Paris", "Paris is big.", "---", "Lyon", "====", "It is old."])
         {0, 2, 3, 4}
+        >>> cuts = {}
+        >>> _markup_lines(["Run this: <pre>", "ls -l", "</pre>", "Done."], cuts), cuts
+        ({1, 2}, {0: 9})
     """
     out: set[int] = set()
     k = 0
@@ -345,6 +357,16 @@ def _markup_lines(lines: Sequence[str]) -> set[int]:
         if html is not None:
             out.update(range(k, html + 1))
             k = html + 1
+            continue
+        opened = _PRE_AFTER_PROSE.search(line)
+        if opened and k + 1 < len(lines):
+            j = k + 1
+            while j < len(lines) - 1 and not _PRE_CLOSE.search(lines[j]):
+                j += 1
+            out.update(range(k + 1, j + 1))
+            if cuts is not None:
+                cuts[k] = opened.start()
+            k = j + 1
             continue
         if k > 0 and k - 1 not in out and "|" in lines[k - 1] and _is_table_rule(line.strip()):
             j = k + 1

@@ -431,6 +431,21 @@ def test_decompose_indented_and_html_code_are_not_claims(model) -> None:
 
 
 @pytest.mark.parametrize("model", SPACY_MODELS)
+def test_decompose_html_pre_opened_after_prose_is_not_a_claim(model) -> None:
+    # "Install it with this command: <pre>" with the code on the lines below was one claim
+    # of the prose, the code and the next sentence: "Install it with this command: <pre> pip
+    # install foo foo --run </pre> Paris is the capital of France."
+    draft = ("Install it with this command: <pre>\npip install foo\nfoo --run is fast\n</pre>\n"
+             "Paris is the capital of France.\n- Lyon has 3 museums, see <pre class='sh'>\n"
+             "  ls lyon\n  </pre>\n- Berlin is in Germany. It runs <pre>inline</pre> code.")
+    claims = SpacyDecomposer(model=model, split_clauses=False).decompose(draft)
+    assert [draft[slice(*c.span)] for c in claims] == [
+        "Install it with this command:", "Paris is the capital of France.",
+        "Lyon has 3 museums, see", "Berlin is in Germany.",
+        "It runs <pre>inline</pre> code."]
+
+
+@pytest.mark.parametrize("model", SPACY_MODELS)
 def test_decompose_indented_list_text_is_read(model) -> None:
     # the text of a list item indented under it is prose, a wrapped line or a paragraph of
     # the item after a blank line; code in an item is indented four more than its text
