@@ -9,7 +9,7 @@ and the margin over the NLI threshold rule). The eval splits choose nothing here
 rule is the CV lead.
 
     python models/recipes/compare_stage_one.py --train-cache DIR --eval-cache DIR
-        [--variants recipe detail bagged hist hist_monotone] [--out FILE]
+        [--variants recipe detail bagged hist hist_monotone reverse] [--out FILE]
 
 ``--train-cache``: ``train_meta.py --cache``'s folder; ``--eval-cache``: ``bench_verifier.py
 --cache``'s. Both must hold the features of the code this runs on (a cache of other code
@@ -25,10 +25,17 @@ Variants (stage two stays the recipe's logistic regression):
 - ``hist``: scikit-learn's ``HistGradientBoostingClassifier`` of the recipe's size;
 - ``hist_monotone``: the same, its output constrained to rise with the entailment and
   coverage features and fall with the contradiction, conflict and finding features
-  (:data:`RISING`, :data:`FALLING`).
+  (:data:`RISING`, :data:`FALLING`);
+- ``reverse``: the recipe plus the NLI model read the other way round
+  (:data:`REVERSE_FEATURES`, :func:`reverse_nli`): the claim as the premise, its evidence
+  sentence with the highest lexical recall of the claim as the hypothesis. Contradiction is
+  symmetric and entailment is not, so the two directions are two readings of one pair. The
+  rows of the labelled sets get them (one more model call a row, ~3 minutes for the train
+  and eval rows on a 2-core CPU); the pipeline rows do not (``NaN``: their cache keeps no
+  evidence text).
 
-The variants other than ``recipe`` and ``detail`` are not exportable to the shipped JSON
-format; they live in this script only.
+The variants other than ``recipe``, ``detail`` and ``reverse`` are not exportable to the
+shipped JSON format; they live in this script only.
 """
 
 from __future__ import annotations
@@ -36,8 +43,10 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import sys
 import time
+from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -47,7 +56,18 @@ from sklearn.metrics import f1_score
 
 import verifier.meta as vm
 import verifier.verify
-from verifier.training import META_SETS, collect_features, feature_array, fold_of, sample_examples
+from verifier.alignment import top_sentences
+from verifier.datasets import Example
+from verifier.nli import PairInputError
+from verifier.training import (
+    META_SETS,
+    PIPELINE_SET,
+    collect_features,
+    feature_array,
+    fold_of,
+    sample_examples,
+)
+from verifier.types import Evidence
 from verifier.verify import Verifier, all_features
 
 HERE = Path(__file__).resolve().parent
@@ -73,9 +93,56 @@ FALLING = frozenset({
     "nli.chunk_max_contradiction", "align.number_conflict", "align.date_conflict",
     "align.negation_mismatch", "checks.findings", "checks.high", "checks.substitution",
     "x.contradiction_recall"})
-VARIANTS = ("recipe", "detail", "bagged", "hist", "hist_monotone")
+VARIANTS = ("recipe", "detail", "bagged", "hist", "hist_monotone", "reverse")
+#: The variants whose stage one is the recipe's boosted trees (their features differ).
+_RECIPE_TREES = ("recipe", "detail", "reverse")
+#: The ``reverse`` variant's features (:func:`reverse_nli`).
+REVERSE_FEATURES = ("rev.entailment", "rev.contradiction", "rev.logit_entailment",
+                    "rev.logit_contradiction")
 #: The recipe's tree size (``verifier.meta.MetaClassifier``'s defaults).
 _TREES = {"max_leaf_nodes": 15, "min_samples_leaf": 40, "learning_rate": 0.1}
+
+
+def reverse_nli(verifier: Verifier, examples: Sequence[Example]) -> list[dict[str, float]]:
+    """:data:`REVERSE_FEATURES` of each example: the claim as the premise, as the hypothesis
+    its evidence sentence with the highest lexical recall of the claim
+    (:func:`verifier.alignment.top_sentences`); ``NaN`` where the pair cannot be read."""
+    pairs, owners = [], []
+    for i, e in enumerate(examples):
+        top = top_sentences(e.claim, [Evidence(e.evidence_text, "evidence")], 1)
+        if top:
+            pairs.append((e.claim, top[0]))
+            owners.append(i)
+    out = [dict.fromkeys(REVERSE_FEATURES, math.nan) for _ in examples]
+    for start in range(0, len(pairs), 256):
+        batch = pairs[start:start + 256]
+        try:
+            probs = list(verifier.nli.predict(batch))
+        except PairInputError:  # score the batch pair by pair: one unreadable pair is NaN
+            probs = []
+            for pair in batch:
+                try:
+                    probs.append(verifier.nli.predict([pair])[0])
+                except PairInputError:
+                    probs.append(np.full(3, np.nan))
+        for i, p in zip(owners[start:start + 256], probs, strict=True):
+            ent, con = float(p[0]), float(p[2])
+            out[i] = {"rev.entailment": ent, "rev.contradiction": con,
+                      "rev.logit_entailment": _logit(ent), "rev.logit_contradiction": _logit(con)}
+    return out
+
+
+def _logit(p: float) -> float:
+    if math.isnan(p):
+        return p
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
+
+
+def _with_features(rows: Sequence[dict[str, Any]], extra: Sequence[dict[str, float]]
+                   ) -> list[dict[str, Any]]:
+    """Copies of ``rows`` whose features also hold ``extra`` (row by row)."""
+    return [{**r, "features": {**r["features"], **x}} for r, x in zip(rows, extra, strict=True)]
 
 
 class _Stage(vm.MetaClassifier):
@@ -84,7 +151,7 @@ class _Stage(vm.MetaClassifier):
     variant = "recipe"
 
     def _new_estimator(self) -> Any:
-        if self.estimator == "logistic" or self.variant in ("recipe", "detail"):
+        if self.estimator == "logistic" or self.variant in _RECIPE_TREES:
             return super()._new_estimator()
         if self.variant == "bagged":
             from sklearn.ensemble import GradientBoostingClassifier, VotingClassifier
@@ -126,7 +193,7 @@ def _keep_estimators(variant: str) -> Any:
     tm.StatusClassifier = _Classifier  # type: ignore[misc]
 
     def keep(model: Any, Z: np.ndarray) -> Any:
-        if variant in ("recipe", "detail"):
+        if variant in _RECIPE_TREES:
             return export(model, Z)
         return model, np.zeros(1)
 
@@ -161,13 +228,25 @@ def main() -> None:
     evals = {name: collect_features(verifier, sample_examples(name, "eval", None),
                                     cache=args.eval_cache / "eval.jsonl")
              for name in META_SETS}
+    if "reverse" in args.variants:
+        labelled = [i for i, r in enumerate(rows) if r["dataset"] != PIPELINE_SET]
+        extra = [dict.fromkeys(REVERSE_FEATURES, math.nan) for _ in rows]
+        for i, x in zip(labelled, reverse_nli(verifier, [examples[i] for i in labelled]),
+                        strict=True):
+            extra[i] = x
+        reversed_rows = _with_features(rows, extra)
+        reversed_evals = {name: _with_features(erows, reverse_nli(
+            verifier, sample_examples(name, "eval", None))) for name, erows in evals.items()}
     params = {"C": tm.RECIPE["C"], "calibration": tm.RECIPE["calibration"], "cv": 5,
               "estimator": "boosting", "refute_estimator": tm.RECIPE["refute_estimator"]}
     out: dict[str, Any] = {}
     recipe_folds = None
     for variant in ["recipe", *[v for v in args.variants if v != "recipe"]]:
-        names = detail if variant == "detail" else base
-        X = feature_array(rows, names)
+        names = (detail if variant == "detail" else
+                 [*base, *REVERSE_FEATURES] if variant == "reverse" else base)
+        vrows, vevals = ((reversed_rows, reversed_evals) if variant == "reverse"
+                         else (rows, evals))
+        X = feature_array(vrows, names)
         t0 = time.perf_counter()
         with _keep_estimators(variant):
             cv, per_fold = tm.cv_folds(names, X, y, groups, folds, tm.RECIPE["weighting"],
@@ -180,7 +259,7 @@ def main() -> None:
                 lead, se = tm.paired_lead(per_fold, recipe_folds)
                 res["cv_lead"], res["cv_lead_se"] = round(lead, 2), round(se, 2)
             ens, nli = {}, {}
-            for name, erows in evals.items():
+            for name, erows in vevals.items():
                 gold_s = np.asarray([r["status"] for r in erows], dtype=object)
                 three = bool(np.isin(gold_s, ["Insufficient_Info"]).any())
                 gold = bv.collapse(np.where(gold_s == "Not_Supported", "Contradictory",
