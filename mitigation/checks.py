@@ -747,8 +747,10 @@ class DateCheck:
     identifier, not a date the evidence's one date could correct. The evidence's date is
     offered as the correction only when the claim gives one date (years in names aside): of
     "begun in 1887, opened in 1890" against "opened in 1889", which one 1889 corrects is
-    unknown. A century ("the 20th century") agrees with each year in it and is contradicted
-    only by another century.
+    unknown; and only when the evidence gives it as no year in a name and no other life
+    event's date (:func:`_date_corrects`: "a tour of duty in 1947" is not mended by "( born
+    October 13 , 1967 )"). A century ("the 20th century") agrees with each year in it and is
+    contradicted only by another century.
 
     Dates of a life event (birth, death, marriage: the event's word at most three words
     before the date, "born on", "( born", "died in April of"; or a lifespan in brackets with
@@ -814,7 +816,9 @@ class DateCheck:
                 value = (claim[d.span[0] - 4: d.span[1]] if d.decade and
                          claim[max(0, d.span[0] - 4): d.span[0]].lower() == "the " else d.text)
                 # else which claim date it corrects is unknown
-                right = _same_granularity(d, other, value) if asserted == 1 else None
+                right = (_same_granularity(d, other, value)
+                         if asserted == 1 and _date_corrects(claim, event, other, evidence)
+                         else None)
                 if right and not d.decade and (day := _WEEKDAY_BEFORE.search(
                         claim, 0, d.span[0])):
                     # the weekday goes with its date: recomputed, else dropped ("on
@@ -941,14 +945,46 @@ def _distinct_dates(d: Date, dates: Sequence[Date]) -> list[Date]:
     return list({(x.year if by_year else x.key): x for x in pool}.values())
 
 
+_LIFE_EVENT_WORDS: dict[str, str] = {
+    "birth": r"born|birth",
+    "death": r"died|dies|death|passed\s+away",
+    "marriage": r"married|marries|marriage|wed|weds|wedding",
+}
 _LIFE_EVENTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (event, re.compile(rf"\b(?:{words})\b(?:\W+\w+){{0,3}}\W*$", re.I)) for event, words in (
-        ("birth", r"born|birth"),
-        ("death", r"died|dies|death|passed\s+away"),
-        ("marriage", r"married|marries|marriage|wed|weds|wedding"),
-    ))
+    (event, re.compile(rf"\b(?:{words})\b(?:\W+\w+){{0,3}}\W*$", re.I))
+    for event, words in _LIFE_EVENT_WORDS.items())
+#: A life event's word anywhere in a text ("On May 19, 1945, Ian Gillan was born.").
+_LIFE_EVENT_ANYWHERE: dict[str, re.Pattern[str]] = {
+    event: re.compile(rf"\b(?:{words})\b", re.I) for event, words in _LIFE_EVENT_WORDS.items()}
 #: What joins the two dates of a lifespan: "( April 15 , 1894 -- September 26 , 1937 )".
 _LIFESPAN_DASH = re.compile(r"\s*(?:--|-|–|—)\s*")
+
+
+def _date_corrects(claim: str, event: str | None, other: Date, evidence: Sequence[str]
+                   ) -> bool:
+    """Whether the evidence's date ``other`` may correct a claim date of life event ``event``.
+
+    Only where some evidence text writes it not as a year in a name
+    (:func:`~mitigation.values.year_in_name`) and not as the date of another life event
+    (:func:`_life_event`). A claim date of no life event is corrected by a life event's
+    date only when the claim names that event elsewhere ("On May 19, 1945, Ian Gillan was
+    born."); a mention whose event is not read ("( born Howard Allen Frances O'Brien ;
+    October 4 , 1941 )") may correct any. So "on a tour of duty in 1947" is not mended by
+    "( born October 13 , 1967 )" into a tour of duty in 1967, "died in 1998" not by "( born
+    16 March 1959 )", nor "the 2017 qualifier" by "a London 2012 Olympian". The
+    contradiction stands (the evidence's one date is not the claim's); only the correction
+    is withheld.
+    """
+    for text in evidence:
+        dates = find_dates(text)
+        for x in dates:
+            if x.key != other.key or year_in_name(text, x):
+                continue
+            theirs = _life_event(text, x, dates)
+            if theirs is None or theirs == event or (
+                    event is None and _LIFE_EVENT_ANYWHERE[theirs].search(claim)):
+                return True
+    return False
 
 
 def _life_event(text: str, d: Date, dates: Sequence[Date]) -> str | None:

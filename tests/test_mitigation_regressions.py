@@ -1658,3 +1658,35 @@ def test_change_direction(text: str, value: str, way: int) -> None:
 
     start = text.index(value)
     assert change_direction(text, (start, start + len(value))) == way
+
+
+# a date is corrected only from an evidence date that is not a year in a name nor another
+# life event's: "on a tour of duty in 1947" was mended into "on a tour of duty in 1967",
+# the actress's year of birth
+@pytest.mark.parametrize(("claim", "evidence", "found"), [
+    ("Kate Walsh was on a tour of duty in 1947.",
+     "Kathleen Erin Walsh ( born October 13 , 1967 ) is an American actress.",
+     [("value_contradiction", "1947", None), ("entity_not_in_evidence", "Kate Walsh", None)]),
+    ("Vera Wang has been based in New York since 1945.",
+     "Vera Ellen Wang ( born June 27 , 1949 ) is an American fashion designer based in New "
+     "York City.", [("value_contradiction", "1945", None)]),
+    ("Jens Stoltenberg died in 1998.",
+     "Jens Stoltenberg ( born 16 March 1959 ) is a Norwegian politician.",
+     [("value_contradiction", "1998", None)]),
+    ("Scotland are desperate to qualify for euro 2016.",
+     "Scotland missed out on Euro 2013 after a play-off loss.",
+     [("value_contradiction", "2016", None)]),
+    # the same event, an event the claim names after its date, an event not read, none
+    ("Anne Rice was born in 1997.",
+     "Anne Rice ( born Howard Allen Frances O'Brien ; October 4 , 1941 ) is an American "
+     "author.", [("value_contradiction", "1997", "1941")]),
+    ("On May 19, 1945, Ian Gillan was born.",
+     "Ian Gillan ( born 19 August 1945 ) is an English singer.",
+     [("value_contradiction", "May 19, 1945", "August 19, 1945")]),
+    ("The film was released in 2007.",
+     "The film was released in the United States on January 21 , 2011 .",
+     [("value_contradiction", "2007", "2011")]),
+])
+def test_mitigation_corrects_a_date_only_from_a_date_of_its_kind(claim, evidence,
+                                                                  found) -> None:
+    assert _found(claim, evidence) == found
