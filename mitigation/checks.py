@@ -170,7 +170,7 @@ class NumberCheck:
             money = next(((e, m) for e, ns in found if (m := in_other_currency(n, ns))), None)
             if money:  # "$5 million" against "5 million euros"
                 out.append(_value_contradiction(money_text(claim, n), money_text(*money),
-                                                _change_differs(claim, n, *money)))
+                                                _uncorrectable(claim, n, *money)))
                 continue
             given = [(e, m, number_bound(e, m)) for e, ns in found for m in ns
                      # the same word, not two units
@@ -192,7 +192,7 @@ class NumberCheck:
                 # million"
                 said = claim[bound[1]: n.span[1]] if bound and ev_bound is None else n.text
                 out.append(_value_contradiction(f"{said} {unit}", f"{ev_number.text} {unit}",
-                                                _change_differs(claim, n, ev_text, ev_number),
+                                                _uncorrectable(claim, n, ev_text, ev_number),
                                                 value=said, evidence_value=ev_number.text))
             elif not bound and (measured := _other_unit(
                     claim, n, found, dimensions.count(dimension(n)))):
@@ -258,7 +258,7 @@ def _other_unit(claim: str, n: Number, found: Sequence[tuple[str, list[Number]]]
     if text is None or m is None:
         return None
     return _value_contradiction(quantity_text(claim, n), quantity_text(text, m),
-                                _change_differs(claim, n, text, m))
+                                _uncorrectable(claim, n, text, m))
 
 
 def _not_in_evidence(n: Number) -> Finding:
@@ -268,23 +268,21 @@ def _not_in_evidence(n: Number) -> Finding:
                    "remove the number or cite a source that gives it", n.text)
 
 
-def _value_contradiction(said: str, other: str, change: str | None = None, *,
+def _value_contradiction(said: str, other: str, why_not: str | None = None, *,
                          value: str | None = None, evidence_value: str | None = None
                          ) -> Finding:
     """The number check's HIGH finding: the evidence gives ``other`` where the claim says ``said``.
 
     ``other`` is the suggested correction (``evidence_value``, default ``other``, the
-    finding's), unless the two are not changes the same way (``change`` says how, see
-    :func:`_change_differs`): putting the evidence's value into the claim would then assert
-    what the evidence does not ("sales rose 5%" against "sales fell 7%" is not mended by
-    "rose 7%", nor "unemployment was 5%" against "unemployment rose 2%" by "was 2%"), so the
-    finding offers no correction. ``value``: the claim's value (default ``said``).
+    finding's), unless putting it into the claim would assert what the evidence does not
+    (``why_not`` says why, see :func:`_uncorrectable`): then the finding offers no
+    correction. ``value``: the claim's value (default ``said``).
     """
     value = said if value is None else value
-    if change:
+    if why_not:
         return Finding(NumberCheck.name, "value_contradiction", Severity.HIGH,
-                       f"the claim says {said}, the evidence {other}, {change}",
-                       "check the value and which way it changed against a source", value)
+                       f"the claim says {said}, the evidence {other}, {why_not}",
+                       "check the value against a source", value)
     return Finding(NumberCheck.name, "value_contradiction", Severity.HIGH,
                    f"the claim says {said}, the evidence {other}",
                    f"use the evidence's value: {other}", value,
@@ -354,17 +352,35 @@ def change_direction(text: str, span: tuple[int, int]) -> int:
     return 0
 
 
-def _change_differs(claim: str, n: Number, text: str, m: Number) -> str | None:
-    """How ``claim``'s value ``n`` and ``text``'s ``m`` differ as changes, if they do.
+def _uncorrectable(claim: str, n: Number, text: str, m: Number) -> str | None:
+    """Why the evidence's value ``m`` (of ``text``) must not replace the claim's ``n``, if so.
 
-    ``None`` when both are changes the same way or neither is one (:func:`change_direction`).
+    - The two are not changes the same way (:func:`change_direction`): "sales rose 5%" against
+      "sales fell 7%" is not mended by "rose 7%", nor "unemployment was 5%" against
+      "unemployment rose 2%" by "was 2%".
+    - One of them is part of a name, glued to a word by a hyphen: "covid-19" against
+      "SARS-CoV-2 infection" is no "covid-2".
+    - The claim's value is one end of a range: "from 25,000 to 5,000 years ago" against
+      "25,000 years ago" is no "from 25,000 to 25,000", nor "13,000 to 40,000 members" against
+      "30,000 to 35,000 members" "13,000 to 35,000".
     """
     mine, theirs = change_direction(claim, n.span), change_direction(text, m.span)
-    if mine == theirs:
-        return None
-    if mine and theirs:
-        return "a change the other way"
-    return "a change" if theirs else "not a change"
+    if mine != theirs:
+        return ("a change the other way" if mine and theirs
+                else "a change" if theirs else "not a change")
+    if _HYPHENATED_NAME.search(claim, 0, n.span[0]) or _HYPHENATED_NAME.search(
+            text, 0, m.span[0]):
+        return "part of a name"
+    numbers = find_numbers(claim)
+    if any(n in (a, b) and _RANGE_JOIN.fullmatch(claim, a.span[1], b.span[0])
+           for a, b in zip(numbers, numbers[1:], strict=False)):
+        return "one end of a range"
+    return None
+
+
+#: A number glued to the word before it by a hyphen ("covid-19", "SARS-CoV-2", "F-16"): a
+#: name's, not a value to correct (searched up to where the number starts).
+_HYPHENATED_NAME = re.compile(r"[A-Za-z]-$")
 
 
 def _era_bound(claim: str, n: Number) -> DateBound | None:
@@ -465,7 +481,7 @@ def _other_amount(claim: str, n: Number, found: Sequence[tuple[str, list[Number]
     if text is None or m is None:
         return None
     return _value_contradiction(money_text(claim, n), money_text(text, m),
-                                _change_differs(claim, n, text, m))
+                                _uncorrectable(claim, n, text, m))
 
 
 def _amount_kind(n: Number) -> str | None:

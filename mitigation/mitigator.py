@@ -356,6 +356,8 @@ def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = (
         if source is None:
             right = phrase_pattern(f.evidence_value)
             source = next((k for k, e in enumerate(evidence) if right.search(e)), 0)
+    if len(set(fixes.values())) < len(fixes):
+        whole = False  # two values of the claim made one: which one it corrects is unknown
     if fixes and whole:
         out = text
         for (a, b), value in sorted(fixes.items(), reverse=True):

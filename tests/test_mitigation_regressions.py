@@ -1690,3 +1690,39 @@ def test_change_direction(text: str, value: str, way: int) -> None:
 def test_mitigation_corrects_a_date_only_from_a_date_of_its_kind(claim, evidence,
                                                                   found) -> None:
     assert _found(claim, evidence) == found
+
+
+# the evidence's value is not put in for a value that is part of a name ("covid-19"), nor
+# for one end of the claim's range (a range from 25,000 to 25,000 years)
+@pytest.mark.parametrize(("claim", "evidence", "found"), [
+    ("Simple probiotics might help prevent covid-19 infection.",
+     "Probiotics might help prevent SARS-CoV-2 infection.",
+     [("value_contradiction", "19", None), ("entity_not_in_evidence", "Simple", None)]),
+    ("It drove adaptation from 25,000 to 5,000 years ago.",
+     "It drove adaptation 25,000 years ago.", [("value_contradiction", "5,000", None)]),
+    ("The gang had 13,000 to 40,000 members in 2008.",
+     "The gang had 30,000 to 35,000 members in 2008.",
+     [("number_not_in_evidence", "13,000", None), ("value_contradiction", "40,000", None)]),
+    # a hyphen after the value is no name: "a 5-year plan"
+    ("It announced a 5-year plan.", "It announced a 7-year plan.",
+     [("value_contradiction", "5-year", "7-year")]),
+    ("The gang had 40,000 members in 2008.", "The gang had 35,000 members in 2008.",
+     [("value_contradiction", "40,000", "35,000")]),
+])
+def test_mitigation_corrects_no_value_of_a_name_or_of_a_range(claim, evidence, found) -> None:
+    assert _found(claim, evidence) == found
+
+
+def test_mitigation_corrects_no_two_values_into_one() -> None:
+    # "start 5th ... 12th" against an evidence "19th" was "start 19th ... 19th": which of
+    # the two it corrects is unknown
+    from mitigation.checks import Finding, Severity
+    from mitigation.mitigator import correct_claim
+
+    claim = "He will start 5th on Saturday and 12th on Sunday."
+    findings = [Finding("number", "value_contradiction", Severity.HIGH, "m", "s", v, "19th")
+                for v in ("5th", "12th")]
+    assert correct_claim(claim, ["He will start 19th."], findings) is None
+    assert correct_claim(claim, ["He will start 19th."], findings[:1]) == (
+        "He will start 19th on Saturday and 12th on Sunday.",
+        "'5th' corrected to '19th' from the evidence")
