@@ -319,7 +319,8 @@ def change_direction(text: str, span: tuple[int, int]) -> int:
     The nearest change word (:data:`_CHANGE_WORDS`, in lower case: not a name's, "Knocked
     Up") among the five words before the value, with only such words as "by" or "about"
     between them and one word for what changed before "by" ("sales rose 5%", "were up 5%",
-    "increased mortality by 50%"), or else among the three words after it ("a 5% fall"); in
+    "increased mortality by 50%"), or else among the three words after it, before any
+    such word as "of" ("a 5% fall", "a $5 million loss"; not "5% of people grew"); in
     the same clause, with no other number between. A value a change went to or from is a
     level, no change ("rose to 7%", "fell from 9%"; "up to 5%" is a bound).
 
@@ -345,7 +346,7 @@ def change_direction(text: str, span: tuple[int, int]) -> int:
             break
     after = _CHANGE_TOKEN.findall(text[e: e + 60])[:4]
     for i, token in enumerate(after[:3]):  # "a 5% fall"; not "$1.65 billion, up 2.7%"
-        if not token.isalpha():
+        if not token.isalpha() or token.lower() in _NO_CONTEXT:  # "5% of people grew"
             break
         if token.islower() and (way := _CHANGE_WORDS.get(token, 0)):
             return 0 if after[i + 1: i + 2] and after[i + 1].isdigit() else way

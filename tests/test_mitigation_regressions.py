@@ -1652,6 +1652,9 @@ def test_mitigation_warns_where_the_evidence_gives_the_change_the_other_way() ->
     ("Knocked Up grossed $219 million.", "219", 0),  # a name
     ("It plans to expand by building over 80 stores.", "80", 0),  # another verb's value
     ("Sales grew to a record $1.65 billion up 2.7% on the year.", "1.65", 0),  # the next's
+    ("Only 5% of people grew vegetables.", "5%", 0),  # a word of another clause part
+    ("It posted a $5 million loss.", "5", -1),
+    ("Sales saw a 5 percent rise.", "5 percent", 1),
 ])
 def test_change_direction(text: str, value: str, way: int) -> None:
     from mitigation.checks import change_direction
