@@ -368,7 +368,8 @@ def _uncorrectable(claim: str, n: Number, text: str, m: Number) -> str | None:
     mine, theirs = change_direction(claim, n.span), change_direction(text, m.span)
     if mine != theirs:
         return ("a change the other way" if mine and theirs
-                else "a change" if theirs else "not a change")
+                else "the evidence's a change, the claim's a level" if theirs
+                else "the claim's a change, the evidence's a level")
     if _HYPHENATED_NAME.search(claim, 0, n.span[0]) or _HYPHENATED_NAME.search(
             text, 0, m.span[0]):
         return "part of a name"
