@@ -463,8 +463,9 @@ class Mitigator:
     Args:
         strictness: ``lenient`` and ``balanced`` correct or flag contradicted claims and hedge
             unverifiable ones; ``strict`` removes both. (Balanced and lenient differ only in
-            that lenient keeps supported claims that the deterministic checks flag HIGH;
-            balanced hedges them.)
+            that lenient keeps supported claims that the deterministic checks flag HIGH or
+            as a likely name substitution, ``entity_substitution``; balanced hedges them,
+            strict removes them.)
         max_citations: At most this many numbered sources (by ``source_id``).
         excerpt_chars: Length of a reference's excerpt around the evidence span.
         checks: Deterministic checks run on every verifiable claim.
@@ -559,11 +560,16 @@ class Mitigator:
         if not claim.verifiable:
             return "kept", f"not verifiable ({claim.type.value}); left as written", None, (), 0
         if v.status == Status.SUPPORTED:
-            high = [f for f in findings if f.severity == Severity.HIGH]
-            if high and self.strictness == "strict":
-                return "removed", "supported overall, but " + high[0].message, None, findings, 0
-            if high and self.strictness == "balanced":
-                return self._hedged(claim.text, "supported overall, but " + high[0].message,
+            # a HIGH finding, or a likely name substitution ("directed by Phillip D'Antoni"
+            # where the evidence has "directed by Peter Yates"): MEDIUM, as a name may be
+            # missing for other reasons, but one the evidence names another in its place
+            flagged = [f for f in findings if f.severity == Severity.HIGH
+                       or f.type == "entity_substitution"]
+            if flagged and self.strictness == "strict":
+                return ("removed", "supported overall, but " + flagged[0].message, None,
+                        findings, 0)
+            if flagged and self.strictness == "balanced":
+                return self._hedged(claim.text, "supported overall, but " + flagged[0].message,
                                     findings)
             return "cited", "supported by the evidence", None, findings, 0
         if v.status == Status.CONTRADICTORY:

@@ -570,6 +570,28 @@ def test_mitigation_entity_substitution(claim: str, evidence: str, found) -> Non
     assert all(f.severity.value == "MEDIUM" for f in subs)  # a hint: a place holds others
 
 
+@pytest.mark.parametrize(("strictness", "action"), [
+    ("lenient", "cited"), ("balanced", "hedged"), ("strict", "removed")])
+def test_mitigation_a_supported_claim_with_a_likely_substitution_is_not_cited(
+        strictness: str, action: str) -> None:
+    # "set in and around Aberdeen" against "set in and around Edinburgh" was cited as
+    # supported in balanced mode (a planted false claim the verifier supported): a likely
+    # substitution now counts as a HIGH finding does for a supported claim
+    draft = "T2 Trainspotting is set in and around Aberdeen."
+    ev = _ev("T2 Trainspotting is a 2017 British film , set in and around Edinburgh , "
+             "Scotland .")
+    edit = Mitigator(strictness).mitigate(draft, [_v(draft, draft, S, ev)]).edits[0]
+    assert edit.action == action
+    if action != "cited":
+        assert edit.reason == ("supported overall, but the claim names 'Aberdeen' after "
+                               "'and around', the evidence 'Edinburgh'")
+    # a name only missing from the evidence stays cited (a name may be left out)
+    draft = "Bullitt was produced by Phillip D'Antoni."
+    ev = _ev("Bullitt was produced by Philip D'Antoni .")
+    assert Mitigator(strictness).mitigate(draft, [_v(draft, draft, S, ev)]).edits[0] \
+        .action == "cited"
+
+
 # 15. words that open ordinary sentences are no names there ("Several people came")
 @pytest.mark.parametrize(("claim", "found"), [
     ("Several people came to the show.", []),
