@@ -364,7 +364,9 @@ def _markup_lines(lines: Sequence[str], cuts: dict[int, int] | None = None) -> s
             while j < len(lines) - 1 and not _PRE_CLOSE.search(lines[j]):
                 j += 1
             out.update(range(k + 1, j + 1))
-            if cuts is not None:
+            if _HEADING.fullmatch(line):
+                out.add(k)  # "# Install it <pre>": a title
+            elif cuts is not None:
                 cuts[k] = opened.start()
             k = j + 1
             continue

@@ -443,6 +443,10 @@ def test_decompose_html_pre_opened_after_prose_is_not_a_claim(model) -> None:
         "Install it with this command:", "Paris is the capital of France.",
         "Lyon has 3 museums, see", "Berlin is in Germany.",
         "It runs <pre>inline</pre> code."]
+    # a heading that opens one is a title still
+    draft = "# Install it with <pre>\npip install foo\n</pre>\nParis is big."
+    assert [draft[slice(*c.span)] for c in SpacyDecomposer(model=model).decompose(draft)] == [
+        "Paris is big."]
 
 
 @pytest.mark.parametrize("model", SPACY_MODELS)
