@@ -22,7 +22,6 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from mitigation.values import (
     _ERA_RANGE_JOIN,
     _MONTHS,
-    _RANGE_JOIN,
     ERA_AFTER_YEAR,
     ERA_WORDS,
     MONTH_NAMES,
@@ -47,6 +46,7 @@ from mitigation.values import (
     part_of_name,
     quantity_span,
     quantity_text,
+    range_end,
     unit_span,
     year_in_name,
 )
@@ -373,9 +373,7 @@ def _uncorrectable(claim: str, n: Number, text: str, m: Number) -> str | None:
     if _HYPHENATED_NAME.search(claim, 0, n.span[0]) or _HYPHENATED_NAME.search(
             text, 0, m.span[0]):
         return "part of a name"
-    numbers = find_numbers(claim)
-    if any(n in (a, b) and _RANGE_JOIN.fullmatch(claim, a.span[1], b.span[0])
-           for a, b in zip(numbers, numbers[1:], strict=False)):
+    if range_end(claim, n, find_numbers(claim)):
         return "one end of a range"
     return None
 
@@ -499,9 +497,7 @@ def _plain_amount(text: str, n: Number, numbers: Sequence[Number]) -> bool:
     whose thousands a tokeniser split off ("£500, 000").
     """
     return not (n.fraction or n.high is not None or number_bound(text, n) is not None
-                or _SPLIT_THOUSANDS.match(text, n.span[1])
-                or any(_RANGE_JOIN.fullmatch(text, a.span[1], b.span[0])
-                       for a, b in zip(numbers, numbers[1:], strict=False) if n in (a, b)))
+                or _SPLIT_THOUSANDS.match(text, n.span[1]) or range_end(text, n, numbers))
 
 
 #: The thousands of a number split off by a tokeniser's space: ", 000" of "£500, 000".
@@ -790,8 +786,9 @@ class DateCheck:
                   _life_event(claim, d, found) for d, named in claim_dates]
         # each evidence date with its life event (read only when a claim date has one) and
         # the bound it is given as ("built before 1890")
+        found_in = [(e, find_dates(e)) for e in evidence]
         dated = [(x, _life_event(e, x, ds) if any(events) else None, date_bound(e, x))
-                 for e in evidence for ds in [find_dates(e)] for x in ds]
+                 for e, ds in found_in for x in ds]
         ev_dates = [x for x, _, _ in dated]
         # numbers that cannot be read as years ("2,000", "$2000"; a bare 2000 is a date)
         ev_numbers = [n for e in evidence for n in find_numbers(e)]
@@ -835,7 +832,7 @@ class DateCheck:
                          claim[max(0, d.span[0] - 4): d.span[0]].lower() == "the " else d.text)
                 # else which claim date it corrects is unknown
                 right = (_same_granularity(d, other, value)
-                         if asserted == 1 and _date_corrects(claim, event, other, evidence)
+                         if asserted == 1 and _date_corrects(claim, event, other, found_in)
                          else None)
                 if right and not d.decade and (day := _WEEKDAY_BEFORE.search(
                         claim, 0, d.span[0])):
@@ -978,8 +975,8 @@ _LIFE_EVENT_ANYWHERE: dict[str, re.Pattern[str]] = {
 _LIFESPAN_DASH = re.compile(r"\s*(?:--|-|–|—)\s*")
 
 
-def _date_corrects(claim: str, event: str | None, other: Date, evidence: Sequence[str]
-                   ) -> bool:
+def _date_corrects(claim: str, event: str | None, other: Date,
+                   found_in: Sequence[tuple[str, list[Date]]]) -> bool:
     """Whether the evidence's date ``other`` may correct a claim date of life event ``event``.
 
     Only where some evidence text writes it not as a year in a name
@@ -991,10 +988,9 @@ def _date_corrects(claim: str, event: str | None, other: Date, evidence: Sequenc
     "( born October 13 , 1967 )" into a tour of duty in 1967, "died in 1998" not by "( born
     16 March 1959 )", nor "the 2017 qualifier" by "a London 2012 Olympian". The
     contradiction stands (the evidence's one date is not the claim's); only the correction
-    is withheld.
+    is withheld. ``found_in``: each evidence text with its dates.
     """
-    for text in evidence:
-        dates = find_dates(text)
+    for text, dates in found_in:
         for x in dates:
             if x.key != other.key or year_in_name(text, x):
                 continue

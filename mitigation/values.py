@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from itertools import product
 from typing import Literal, ParamSpec, TypeVar
@@ -1167,6 +1167,22 @@ _AT_MOST = re.compile(r"(?:\b(?:less|fewer|lower|smaller|no\s+more)\s+than|"
                       r"\b(?:under|below|at\s+most|up\s+to))\s+$", re.I)
 _BOUNDS: tuple[tuple[Literal["min", "max"], re.Pattern[str]], ...] = (
     ("min", _AT_LEAST), ("max", _AT_MOST))
+
+
+def range_end(text: str, n: Number, numbers: Sequence[Number]) -> bool:
+    """Whether ``n`` of ``text`` is one end of a range of numbers.
+
+    A number next to it is joined to it by "-", "to" or "and" ("5-7%", "from 25,000 to
+    5,000", "between 2,400 and 2,600"). ``numbers``: all of ``text``'s numbers, in order
+    (:func:`find_numbers`).
+
+    Example:
+        >>> t = "It fell from 25,000 to 5,000 in 12 years."
+        >>> [range_end(t, n, find_numbers(t)) for n in find_numbers(t)]
+        [True, True, False]
+    """
+    return any(n in (a, b) and _RANGE_JOIN.fullmatch(text, a.span[1], b.span[0])
+               for a, b in zip(numbers, numbers[1:], strict=False))
 
 
 def number_bound(text: str, n: Number) -> Literal["min", "max"] | None:
