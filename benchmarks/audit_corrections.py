@@ -32,12 +32,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from verifier.training import META_SETS, sample_examples
+from verifier.training import META_SETS, sample_examples, status_label
 
 logger = logging.getLogger("audit_corrections")
 HERE = Path(__file__).resolve().parent
-#: The labels of claims a correction is never written for (supported ones).
-SUPPORTED_LABELS = frozenset({"SUPPORTS"})
 
 
 def corrections() -> tuple[dict[str, list[str]], dict[str, str]]:
@@ -50,7 +48,7 @@ def corrections() -> tuple[dict[str, list[str]], dict[str, str]]:
     for name in META_SETS:
         for split in ("train", "eval"):
             for e in sample_examples(name, split, None):
-                if e.label in SUPPORTED_LABELS:
+                if status_label(e.label) == "Supported":  # never corrected
                     continue
                 found = run_checks(e.claim, [e.evidence_text])
                 if not found:
