@@ -2,7 +2,8 @@
 
 Runs :func:`mitigation.checks.run_checks` on every claim of the train and eval splits of the
 sets in :data:`verifier.training.META_SETS`, against its own evidence, and prints per set and
-label how many claims get a HIGH finding and how many an ``entity_substitution`` one. With
+label how many claims get a HIGH finding, how many an ``entity_substitution`` one and how many
+a ``term_substitution`` one. With
 ``--against FILE`` (this script's ``--out`` of another version of the code), it also prints
 per set and label how many claims have other findings at all, how many findings they
 gained and lost, and how many claims gain or lose a HIGH finding. To read an older
@@ -50,13 +51,15 @@ def _high(findings: Findings) -> bool:
 
 
 def summary(claims: dict[str, tuple[str, Findings]]) -> dict[str, dict[str, int]]:
-    """Per ``"set label"``: claims, those with a HIGH finding, those with a substitution."""
+    """Per ``"set label"``: claims, those with a HIGH finding, those with a name substitution
+    (``substitution``) and those with a term substitution (``term``)."""
     out: dict[str, Counter] = {}
     for key, (label, findings) in claims.items():
         c = out.setdefault(f"{key.split('|')[0]} {label}", Counter())
         c["claims"] += 1
         c["high"] += _high(findings)
         c["substitution"] += any(t == "entity_substitution" for t, _, _ in findings)
+        c["term"] += any(t == "term_substitution" for t, _, _ in findings)
     return {k: dict(v) for k, v in sorted(out.items())}
 
 
@@ -100,9 +103,10 @@ def main() -> None:
     if args.out:
         args.out.write_text(json.dumps(claims) + "\n")
     print(f"{len(claims)} claims; per set and label: claims, with a HIGH finding, with an "
-          "entity_substitution finding")
+          "entity_substitution finding, with a term_substitution finding")
     for key, c in summary(claims).items():
-        print(f"  {key:28s} {c['claims']:6d} {c['high']:6d} {c['substitution']:6d}")
+        print(f"  {key:28s} {c['claims']:6d} {c['high']:6d} {c['substitution']:6d} "
+              f"{c.get('term', 0):6d}")
     if args.against:
         moved = changes(claims, _load(args.against))
         print(f"against {args.against}: per set and label, claims whose findings differ, "

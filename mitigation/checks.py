@@ -19,6 +19,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from mitigation.terms import term_substitutions
 from mitigation.values import (
     _ERA_RANGE_JOIN,
     _MONTHS,
@@ -787,21 +788,53 @@ class DateCheck:
         # each evidence date with its life event (read only when a claim date has one) and
         # the bound it is given as ("built before 1890")
         found_in = [(e, find_dates(e)) for e in evidence]
-        dated = [(x, _life_event(e, x, ds) if any(events) else None, date_bound(e, x))
-                 for e, ds in found_in for x in ds]
+        dated = [(x, _life_event(e, x, ds), date_bound(e, x)) for e, ds in found_in for x in ds]
         ev_dates = [x for x, _, _ in dated]
         # numbers that cannot be read as years ("2,000", "$2000"; a bare 2000 is a date)
         ev_numbers = [n for e in evidence for n in find_numbers(e)]
         asserted = sum(not named for _, named in claim_dates)
         out = []
+        alive = _ALIVE.search(claim)
+        if alive and any(e == "death" for _, e, _ in dated):
+            # "Bea Arthur is still alive" against "( May 13 , 1922 -- April 25 , 2009 )"
+            out.append(Finding(self.name, "event_contradiction", Severity.HIGH,
+                               f"the claim says {alive.group(0)!r}, the evidence gives a "
+                               "date of death", "check whether they are alive",
+                               alive.group(0)))
         for (d, named), event in zip(claim_dates, events, strict=True):
             if date_in(d, ev_dates):
-                others = {e for x, e, _ in dated if date_in(d, [x])}
+                mentions = [(e, b) for x, e, b in dated if date_in(d, [x])]
+                others = {e for e, _ in mentions}
+                bound = None if named else date_bound(claim, d)
                 if event and len(others) == 1 and None not in others and event not in others:
                     out.append(Finding(self.name, "event_contradiction", Severity.HIGH,
                                        f"the claim gives {d.text} as a {event} date, the "
                                        f"evidence as a {others.pop()} date",
                                        "check which event the date belongs to", d.text))
+                elif bound in ("before", "after") and all(b is None for _, b in mentions) \
+                        and len(_distinct_dates(d, ev_dates)) == 1:
+                    # "developed before the 1960s" against the evidence's one date, "in the
+                    # 1960s": the bound is broken by the date itself
+                    m = _DATE_BOUND.search(claim, max(0, d.span[0] - 20), d.span[0])
+                    said = claim[m.start() if m else d.span[0]: d.span[1]]
+                    out.append(Finding(self.name, "value_contradiction", Severity.HIGH,
+                                       f"the claim says {said!r}, the evidence gives the "
+                                       f"date itself ({d.text})", "check the claim's dates "
+                                       "against a source", d.text))
+                elif event is None and not named and bound is None and others == {"birth"} \
+                        and not _LIFE_EVENT_ANYWHERE["birth"].search(claim):
+                    # "graduated on September 30th, 1946" against "( September 30 , 1946 --
+                    # December 17 , 2009 )": the evidence dates a birth, not the claim's
+                    # event; a day cannot be both (HIGH), a year can ("founded in 1946")
+                    if d.day is not None:
+                        out.append(Finding(self.name, "event_contradiction", Severity.HIGH,
+                                           f"the claim gives {d.text} to another event, the "
+                                           "evidence as a birth date",
+                                           "check which event the date belongs to", d.text))
+                    else:
+                        out.append(Finding(self.name, "date_not_in_evidence", Severity.MEDIUM,
+                                           f"the evidence gives {d.text} only as a birth "
+                                           "date", "check the date against a source", d.text))
                 continue
             bare_year = d.month is None and not d.span_of_years
             if bare_year and any(n.value == d.year and not n.percent for n in ev_numbers):
@@ -961,7 +994,8 @@ def _distinct_dates(d: Date, dates: Sequence[Date]) -> list[Date]:
 
 
 _LIFE_EVENT_WORDS: dict[str, str] = {
-    "birth": r"born|birth",
+    "birth": r"born|birth|birthday|birthed|came\s+into\s+the\s+world",
+    "conception": r"conceived|conception",
     "death": r"died|dies|death|passed\s+away",
     "marriage": r"married|marries|marriage|wed|weds|wedding",
 }
@@ -971,6 +1005,13 @@ _LIFE_EVENTS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 #: A life event's word anywhere in a text ("On May 19, 1945, Ian Gillan was born.").
 _LIFE_EVENT_ANYWHERE: dict[str, re.Pattern[str]] = {
     event: re.compile(rf"\b(?:{words})\b", re.I) for event, words in _LIFE_EVENT_WORDS.items()}
+#: A claim that someone is alive: "is still alive", "are living", "has not died" (not "is
+#: living in Paris").
+_ALIVE = re.compile(r"\b(?:is|are)\s+(?:still\s+)?(?:alive|living(?!\s+(?:in|on|at|with)\b))"
+                    r"|\bha(?:s|ve)(?:\s+not|n't)(?:\s+yet)?\s+died\b", re.I)
+#: How far before a lifespan its bracket may open: past a name and its pronunciation, "(
+#: -LSB- ˌmɒntəlˈbɑːn -RSB- -LSB- montalˈβan -RSB- ; November 25 , 1920 -- January 14 , 2009 )".
+_LIFESPAN_OPEN = 120
 #: What joins the two dates of a lifespan: "( April 15 , 1894 -- September 26 , 1937 )".
 _LIFESPAN_DASH = re.compile(r"\s*(?:--|-|–|—)\s*")
 
@@ -1004,8 +1045,9 @@ def _date_corrects(claim: str, event: str | None, other: Date,
 def _life_event(text: str, d: Date, dates: Sequence[Date]) -> str | None:
     """The life event of date ``d`` of ``text`` (``dates``: all of its dates, in order).
 
-    ``"birth"``, ``"death"`` or ``"marriage"`` when an event's word is at most three words
-    before the date ("born on", "( born", "died in April of"; the nearest one); else the
+    ``"birth"``, ``"conception"``, ``"death"`` or ``"marriage"`` when an event's word is at
+    most three words before the date ("born on", "( born", "died in April of"; the nearest
+    one); else the
     first or the second date of a lifespan in brackets, both with a day ("( born Colin Emm ;
     20 November 1932 -- 2 June 2012 )"; not a run of years, "( 2000 -- 04 )"); else
     ``None``.
@@ -1019,9 +1061,15 @@ def _life_event(text: str, d: Date, dates: Sequence[Date]) -> str | None:
     for a, b in zip(dates, dates[1:], strict=False):
         if ((d is a or d is b) and a.day is not None and b.day is not None
                 and _LIFESPAN_DASH.fullmatch(text, a.span[1], b.span[0])
-                and "(" in text[max(0, a.span[0] - 40): a.span[0]].rpartition(")")[2]):
+                and "(" in _brackets(text[max(0, a.span[0] - _LIFESPAN_OPEN): a.span[0]]
+                                     ).rpartition(")")[2]):
             return "birth" if d is a else "death"
     return None
+
+
+def _brackets(text: str) -> str:
+    """``text`` with tokenised brackets written as brackets ("-LRB- born" -> "( born")."""
+    return text.replace("-LRB-", "(").replace("-RRB-", ")")
 
 
 def _same_granularity(d: Date, other: Date, value: str) -> str | None:
@@ -1217,6 +1265,27 @@ def _date_words(claim: str, start: int, words: list[str]) -> bool:
     return bool(_DATE_INTRO.search(claim, 0, start))
 
 
+class TermCheck:
+    """Kinship, compass and nationality terms the evidence gives as another of their class.
+
+    MEDIUM, ``term_substitution`` (:func:`mitigation.terms.term_substitutions`):
+    "a sister named Micke" against "his brother Micke", "the nephew of Zeus" against "the son
+    of Zeus", "southeast of Copenhagen" against "northwest of Copenhagen", "an American
+    professional footballer" against "an Italian professional footballer". A hint, like a
+    name substitution: the evidence may speak of someone or something else.
+    """
+
+    name = "term"
+
+    def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
+        """Flag the claim's terms the evidence swaps."""
+        return [Finding(self.name, "term_substitution", Severity.MEDIUM,
+                        f"the claim says {s.claim_term!r} ({s.tie}), the evidence "
+                        f"{s.evidence_term!r}", f"check the {s.kind} against a source",
+                        s.claim_term, s.evidence_term)
+                for s in term_substitutions(claim, evidence)]
+
+
 class QuoteCheck:
     """Quoted strings whose words do not appear in the evidence in the same order.
 
@@ -1380,7 +1449,12 @@ def load_rules(path: str | Path) -> list[AllowlistRule]:
     return rules
 
 
-DEFAULT_CHECKS: tuple[Check, ...] = (NumberCheck(), DateCheck(), EntityCheck(), QuoteCheck())
+#: The finding types that say the evidence gives something else in the claim's place: a
+#: name (:class:`EntityCheck`) or a kinship, compass or nationality term (:class:`TermCheck`).
+SUBSTITUTIONS = frozenset({"entity_substitution", "term_substitution"})
+
+DEFAULT_CHECKS: tuple[Check, ...] = (NumberCheck(), DateCheck(), EntityCheck(), TermCheck(),
+                                     QuoteCheck())
 
 
 def run_checks(claim: str, evidence: Sequence[str],

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from mitigation.checks import (
     DEFAULT_CHECKS,
+    SUBSTITUTIONS,
     Check,
     Finding,
     Severity,
@@ -464,7 +465,8 @@ class Mitigator:
         strictness: ``lenient`` and ``balanced`` correct or flag contradicted claims and hedge
             unverifiable ones; ``strict`` removes both. (Balanced and lenient differ only in
             that lenient keeps supported claims that the deterministic checks flag HIGH or
-            as a likely name substitution, ``entity_substitution``; balanced hedges them,
+            as a likely substitution of a name or term (:data:`~mitigation.checks.SUBSTITUTIONS`);
+            balanced hedges them,
             strict removes them.)
         max_citations: At most this many numbered sources (by ``source_id``).
         excerpt_chars: Length of a reference's excerpt around the evidence span.
@@ -564,7 +566,7 @@ class Mitigator:
             # where the evidence has "directed by Peter Yates"): MEDIUM, as a name may be
             # missing for other reasons, but one the evidence names another in its place
             flagged = [f for f in findings if f.severity == Severity.HIGH
-                       or f.type == "entity_substitution"]
+                       or f.type in SUBSTITUTIONS]
             if flagged and self.strictness == "strict":
                 return ("removed", "supported overall, but " + flagged[0].message, None,
                         findings, 0)

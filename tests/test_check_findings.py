@@ -19,8 +19,8 @@ def test_check_findings_summary_counts_claims_per_set_and_label() -> None:
     claims = {"fever|eval|1": ("REFUTES", [HIGH, SUB]), "fever|eval|2": ("REFUTES", []),
               "fever|train|3": ("SUPPORTS", [MISS])}
     assert summary(claims) == {
-        "fever REFUTES": {"claims": 2, "high": 1, "substitution": 1},
-        "fever SUPPORTS": {"claims": 1, "high": 0, "substitution": 0}}
+        "fever REFUTES": {"claims": 2, "high": 1, "substitution": 1, "term": 0},
+        "fever SUPPORTS": {"claims": 1, "high": 0, "substitution": 0, "term": 0}}
 
 
 def test_check_findings_changes_between_two_runs() -> None:

@@ -488,8 +488,32 @@ def test_mitigation_bound_flipped(claim: str, evidence: str, found) -> None:
      "Richard Dawson ( born Colin Lionel Emm ; 20 November 1932 -- 2 June 2012 ) was an actor.",
      []),
     ("She was born in 1989.", "Olsen (born February 16, 1989) is an American actress.", []),
+    # a date the evidence gives only as a birth date does not date another event: a day
+    # cannot be both (HIGH), a year can (MEDIUM); a birth by another word is a birth
     ("The film came out in 1989.", "Olsen (born February 16, 1989) is an American actress.",
+     [("date_not_in_evidence", "1989", None)]),
+    ("Tim Roth graduated college on May 14th, 1961.",
+     "Timothy Simon Roth ( born 14 May 1961 ) is an English actor and director .",
+     [("event_contradiction", "May 14th, 1961", None)]),
+    ("Zoey Deutch was birthed on November 10, 1994.",
+     "Zoey Francis Thompson Deutch ( born November 10 , 1994 ) is an American actress .", []),
+    ("He came into the world in January of 1975.", "Harris ( born 8 January 1975 ) is a composer.",
      []),
+    ("Her birthday is March 1, 1987.", "Kesha ( born March 1 , 1987 ) is a singer.", []),
+    ("The film came out in 1989.", "The film came out in 1989; Olsen was born in 1989.", []),
+    # conception is no birth
+    ("Kesha was conceived on March 1st, 1987.", "Kesha ( born March 1 , 1987 ) is a singer.",
+     [("event_contradiction", "March 1st, 1987", None)]),
+    # alive against a date of death
+    ("Bea Arthur is still alive.",
+     "Bea Arthur ( born Bernice Frankel ; May 13 , 1922 -- April 25 , 2009 ) was an actress .",
+     [("event_contradiction", "is still alive", None)]),
+    ("Kim Jong-il has not died.", "Kim Jong-il died on 17 December 2011.",
+     [("event_contradiction", "has not died", None)]),
+    ("Bea Arthur is living in Paris.",
+     "Bea Arthur ( born Bernice Frankel ; May 13 , 1922 -- April 25 , 2009 ) was an actress .",
+     []),
+    ("Angela Bassett is alive.", "Angela Bassett ( born August 16 , 1958 ) is an actress.", []),
     ("He died in 1989.", "He was born in 1989, and in 1989 he moved to Rome.", []),
     # the nearest event word decides
     ("He was born in 1950.", "He was born in 1900, died 1950.",
@@ -507,6 +531,14 @@ def test_mitigation_bound_flipped(claim: str, evidence: str, found) -> None:
      [("event_contradiction", "1894", None)]),
     ("Bessie Smith was born on April 15, 1894.",
      "Bessie Smith ( April 15 , 1894 -- September 26 , 1937 ) was a blues singer .", []),
+    # the bracket opens before a pronunciation; tokenised brackets are brackets
+    ("Ricardo Montalbán died in 1920.",
+     "Ricardo Montalbán y Merino , KSG ( -LSB- ˌmɒntəlˈbɑːn -RSB- -LSB- montalˈβan -RSB- ; "
+     "November 25 , 1920 -- January 14 , 2009 ) was a Mexican actor .",
+     [("event_contradiction", "1920", None)]),
+    ("Uta Hagen died on June 12th, 1919.",
+     "Uta Thyra Hagen -LRB- 12 June 1919 -- 14 January 2004 -RRB- was an American actress .",
+     [("event_contradiction", "June 12th, 1919", None)]),
     ("Richard Dawson died on June 3rd, 2012.",
      "Richard Dawson ( born Colin Lionel Emm ; 20 November 1932 -- 2 June 2012 ) was an actor.",
      [("value_contradiction", "June 3rd, 2012", "June 2nd, 2012")]),
@@ -516,6 +548,13 @@ def test_mitigation_bound_flipped(claim: str, evidence: str, found) -> None:
     ("He was born before 1900.",
      "Ambedkar ( 14 April 1891 -- 6 December 1956 ) was an Indian jurist .",
      [("date_not_in_evidence", "1900", None)]),
+    # a bound broken by the evidence's one date itself; met, or another date beside it
+    ("Dub was developed before the 1960s.", "Dub grew out of reggae in the 1960s .",
+     [("value_contradiction", "1960s", None)]),
+    ("It premiered after July 20th, 2005.", "The series premiered on July 20 , 2005 .",
+     [("value_contradiction", "July 20th, 2005", None)]),
+    ("It was finished by 2005.", "It was finished in 2005.", []),
+    ("It was built before 1900.", "It was planned in 1900 and built in 1895.", []),
 ])
 def test_mitigation_life_event_dates(claim: str, evidence: str, found) -> None:
     assert [f for f in _found(claim, evidence) if f[0] != "entity_not_in_evidence"] == found

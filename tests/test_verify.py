@@ -381,7 +381,7 @@ def test_float32_verdicts_do_not_depend_on_batch_size(tiny_nli_model) -> None:
                 assert math.isclose(x, b.scores[k], abs_tol=1e-5), k
 
 
-def test_verify_counts_entity_substitutions_as_a_feature() -> None:
+def test_verify_counts_name_and_term_substitutions_as_a_feature() -> None:
     v = _verifier()
     (swapped, same) = v.verify_pairs(
         ["Fist of Legend was directed by John Woo.",
@@ -390,6 +390,9 @@ def test_verify_counts_entity_substitutions_as_a_feature() -> None:
     assert swapped.scores["checks.substitution"] == 1.0
     assert same.scores["checks.substitution"] == 0.0
     assert "checks.substitution" in all_features()
+    # a swapped kinship, compass or nationality term counts too
+    (term,) = v.verify_pairs(["Ares is the nephew of Zeus."], ["He is the son of Zeus ."])
+    assert term.scores["checks.substitution"] == 1.0
 
 
 def test_verify_statuses_agree_with_their_probabilities() -> None:

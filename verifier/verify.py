@@ -736,7 +736,7 @@ class Verifier:
                              f"{exc.reason}") from exc
 
     def _run_alignment(self, paired: Sequence[ClaimEvidence]) -> list[dict[str, float]]:
-        from mitigation.checks import run_checks
+        from mitigation.checks import SUBSTITUTIONS, run_checks
 
         evs = [list(ce.evidence) for ce in paired]
         rows: list[dict[str, float]]
@@ -748,7 +748,7 @@ class Verifier:
             findings = run_checks(ce.claim.text, [e.content for e in ev]) if ev else []
             row["checks.findings"] = float(len(findings))
             row["checks.high"] = float(sum(f.severity.value == "HIGH" for f in findings))
-            row["checks.substitution"] = float(sum(f.type == "entity_substitution"
+            row["checks.substitution"] = float(sum(f.type in SUBSTITUTIONS
                                                    for f in findings))
             norm = _norm(ce.claim.text)
             row["match.exact"] = float(any(phrase_in(norm, _norm(e.content)) for e in ev))
