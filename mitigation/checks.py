@@ -1266,12 +1266,13 @@ def _date_words(claim: str, start: int, words: list[str]) -> bool:
 
 
 class TermCheck:
-    """Kinship, compass and nationality terms the evidence gives as another of their class.
+    """Kinship, compass, nationality and category terms the evidence gives as others.
 
     MEDIUM, ``term_substitution`` (:func:`mitigation.terms.term_substitutions`):
     "a sister named Micke" against "his brother Micke", "the nephew of Zeus" against "the son
     of Zeus", "southeast of Copenhagen" against "northwest of Copenhagen", "an American
-    professional footballer" against "an Italian professional footballer". A hint, like a
+    professional footballer" against "an Italian professional footballer", "Pearl Jam is a
+    song" against "Pearl Jam is an American rock band". A hint, like a
     name substitution: the evidence may speak of someone or something else.
     """
 
@@ -1450,7 +1451,8 @@ def load_rules(path: str | Path) -> list[AllowlistRule]:
 
 
 #: The finding types that say the evidence gives something else in the claim's place: a
-#: name (:class:`EntityCheck`) or a kinship, compass or nationality term (:class:`TermCheck`).
+#: name (:class:`EntityCheck`) or a kinship, compass, nationality or category term
+#: (:class:`TermCheck`).
 SUBSTITUTIONS = frozenset({"entity_substitution", "term_substitution"})
 
 DEFAULT_CHECKS: tuple[Check, ...] = (NumberCheck(), DateCheck(), EntityCheck(), TermCheck(),

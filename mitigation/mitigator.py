@@ -342,7 +342,10 @@ def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = (
     source: int | None = None
     whole = True
     for f in findings:
-        if f.type != "value_contradiction" or not f.value:
+        # a contradicted value, or a kinship, compass or nationality term the evidence swaps
+        # ("the nephew of Zeus" -> "the son of Zeus"); a name substitution is mended by the
+        # alignment below, which reads the whole name
+        if f.type not in ("value_contradiction", "term_substitution") or not f.value:
             continue
         hits = list(phrase_pattern(f.value).finditer(text))
         span = hits[0].span() if len(hits) == 1 else None
@@ -362,7 +365,7 @@ def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = (
     if fixes and whole:
         out = text
         for (a, b), value in sorted(fixes.items(), reverse=True):
-            out = out[:a] + value + out[b:]
+            out = _article_before(out[:a], value) + value + out[b:]
         return out, ", ".join(reasons) + " from the evidence", source or 0
     ctoks = [(m.group(0), m.span()) for m in _WORD.finditer(text)]
     words = [t.lower().strip(".,") for t, _ in ctoks]
@@ -412,6 +415,37 @@ def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = (
 
 #: What ends a replacement taken from the evidence: a bracket, a quote, a line or a clause.
 _BREAK = re.compile(r"[()\[\]{}\"“”«»;:!?\n]")
+
+
+#: An indefinite article at the end of a text, and the words after "an" that sound a
+#: consonant first ("a Ukrainian", "a European", "a one-off") or after "a" a vowel ("an hour").
+_ARTICLE = re.compile(r"(?<![\w-])(an?)(\s+)$", re.I)
+_CONSONANT_SOUND = re.compile(r"(?:uni|use|usu|uti|uk|uru|ura|eu|one\b|once\b)", re.I)
+_VOWEL_SOUND = re.compile(r"(?:hour|honest|honou?r|heir)", re.I)
+
+
+def _article_before(text: str, word: str) -> str:
+    """``text`` (what comes before ``word``) with a final "a" or "an" that fits ``word``.
+
+    Example:
+        >>> _article_before("He is an ", "British actor")
+        'He is a '
+        >>> _article_before("He is a ", "Italian actor")
+        'He is an '
+        >>> _article_before("She is a ", "Ukrainian singer")
+        'She is a '
+        >>> _article_before("It is a ", "5-mile walk")
+        'It is a '
+    """
+    m = _ARTICLE.search(text)
+    if not m or not word[:1].isalpha():
+        return text
+    vowel = (word[0].lower() in "aeiou" and not _CONSONANT_SOUND.match(word)) or \
+        bool(_VOWEL_SOUND.match(word))
+    article = "an" if vowel else "a"
+    if m.group(1)[0].isupper():
+        article = article.capitalize()
+    return text[:m.start()] + article + m.group(2)
 
 
 def _fit_value(value: str, text: str, start: int) -> str:

@@ -1,13 +1,14 @@
-"""Closed classes of terms that exclude each other: kinship, compass directions, nationalities.
+"""Closed classes of terms that exclude each other: kinship, directions, nationalities, kinds.
 
-A claim that swaps one of these words for another of its class while keeping what the word
-is tied to ("a sister named Micke" against "his brother Micke", "the nephew of Zeus" against
-"the son of Zeus", "187 km southeast of Copenhagen" against "187 km northwest of
-Copenhagen", "an American professional footballer" against "an Italian professional
-footballer") reads almost word for word like its evidence, so lexical alignment and a small NLI
-model often take it as supported. :func:`term_substitutions` finds such swaps: the claim's
-term, the evidence's term in its place, and the words that tie them to the same thing.
-:class:`mitigation.checks.TermCheck` reports them.
+Kinds are what a thing is said to be: a film, a song, a city. A claim that swaps one of these
+words for another of its class while keeping what the word is tied to ("a sister named Micke"
+against "his brother Micke", "the nephew of Zeus" against "the son of Zeus", "187 km
+southeast of Copenhagen" against "187 km northwest of Copenhagen", "an American professional
+footballer" against "an Italian professional footballer", "Pearl Jam is a song" against
+"Pearl Jam is an American rock band") reads almost word for word like its evidence, so
+lexical alignment and a small NLI model often take it as supported. :func:`term_substitutions`
+finds such swaps: the claim's term, the evidence's term in its place, and the words that tie
+them to the same thing. :class:`mitigation.checks.TermCheck` reports them.
 
 Terms are compared by what they say, not by spelling: "father" and "parent" agree (a father
 is a parent), "northwest" and "west" agree, "English" and "British" agree; "brother" and
@@ -106,9 +107,11 @@ _STOP = frozenset({"and", "or", "but", "who", "which", "that", "of", "in", "on",
 class Substitution:
     """A term of the claim that the evidence gives as another of its class.
 
-    ``kind``: ``"kinship"``, ``"direction"`` or ``"nationality"``; ``claim_term`` and
+    ``kind``: ``"kinship"``, ``"direction"``, ``"nationality"`` or ``"category"``;
+    ``claim_term`` and
     ``evidence_term`` as written; ``tie``: the words that tie both to the same thing, as the
-    claim writes them ("of Zeus", "Micke", "professional footballer").
+    claim writes them ("of Zeus", "Micke", "professional footballer", the subject "Pearl
+    Jam").
     """
 
     kind: str
@@ -277,12 +280,80 @@ def _nationalities(claim: str, evidence: Sequence[str]) -> Iterator[Substitution
             yield Substitution("nationality", mine, other, tie)
 
 
+#: What a thing is said to be, in classes that exclude each other: a film is no television
+#: series, a song no album, a city no county. Words of one class agree ("movie" and "film").
+_CATEGORY_CLASSES: dict[str, tuple[str, ...]] = {
+    "film": ("film", "movie", "motion picture", "documentary"),
+    "television series": ("television series", "TV series", "series", "sitcom", "miniseries",
+                          "television show", "TV show", "soap opera", "television program",
+                          "television programme"),
+    "song": ("song", "single"),
+    "album": ("album", "studio album", "compilation album", "live album"),
+    "extended play": ("EP", "extended play"),
+    "band": ("band", "rock band", "duo", "trio"),
+    "book": ("novel", "book", "novella"),
+    "video game": ("video game",),
+    "settlement": ("city", "town", "village", "municipality", "commune", "suburb"),
+    "county": ("county",),
+    "country": ("country", "nation", "sovereign state"),
+    "island": ("island",),
+    "river": ("river",),
+    "lake": ("lake",),
+    "mountain": ("mountain",),
+}
+CATEGORIES: dict[str, str] = {w: c for c, ws in _CATEGORY_CLASSES.items() for w in ws}
+#: Nouns after which a category word is no head noun: "a country music artist", "a film
+#: director", "a book series".
+_NOT_HEAD = frozenset({
+    "music", "director", "directors", "writer", "writers", "producer", "producers", "artist",
+    "artists", "singer", "member", "members", "star", "stars", "player", "players",
+    "musician", "manager", "council", "club", "hall", "series", "character", "characters",
+    "franchise", "adaptation", "score", "soundtrack", "label", "studio", "industry", "company",
+    "critic", "festival", "award", "awards", "genre", "version", "role", "state", "house"})
+#: "X is a 2013 British drama film": the copula, an article and up to six words before a
+#: category word, none of them a word that ends the noun phrase ("a song by", "a town in").
+_CATEGORY = re.compile(
+    r"\b(?:is|was|are|were)\s+(?:an?|the|one)\s+((?:[\w'’.-]+\s+){0,6}?)("
+    + "|".join(sorted(map(re.escape, CATEGORIES), key=len, reverse=True))
+    + r")\b(?![-’'])(?!\s+(?:of|" + "|".join(sorted(_NOT_HEAD)) + r")\b)")
+_PHRASE_END = re.compile(r"\b(?:of|in|by|for|from|with|that|which|who|and|or|on|at|about|"
+                         r"to|as|like)\b|[,;:()\[\]]")
+#: Where a sentence starts: the subject of a category is read from there.
+_SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)(?=[A-Z\"“'‘(])")
+
+
+def _categories(text: str) -> list[tuple[frozenset[str], str, str, str]]:
+    """Each "SUBJECT is a ... CATEGORY" of ``text``.
+
+    As (the subject's capitalised words, the category's class, the category word, the
+    subject).
+    """
+    out = []
+    for m in _CATEGORY.finditer(text):
+        if _PHRASE_END.search(m.group(1)):
+            continue
+        start = max((s.end() for s in _SENTENCE_START.finditer(text, 0, m.start())), default=0)
+        subject = text[start: m.start()].strip()
+        names = frozenset(re.findall(r"[A-Z][\w'’-]+", subject))
+        if names:
+            out.append((names, CATEGORIES[m.group(2)], m.group(2), subject))
+    return out
+
+
+def _category(claim: str, evidence: Sequence[str]) -> Iterator[Substitution]:
+    theirs = [c for text in evidence for c in _categories(text)]
+    for names, kind, word, subject in _categories(claim):
+        said = [(k, w) for n, k, w, _ in theirs if n & names]
+        if said and all(k != kind for k, _ in said):
+            yield Substitution("category", word, said[0][1], subject)
+
+
 def term_substitutions(claim: str, evidence: Sequence[str]) -> list[Substitution]:
-    """The claim's kinship, direction and nationality terms the evidence gives as others.
+    """The claim's kinship, direction, nationality and category terms the evidence swaps.
 
     Each term of the claim tied to something (a name, "of" a place, the words after a
-    nationality) that some evidence text ties to another term of its class, and none to one
-    that agrees.
+    nationality, the subject that "is a" film or a city) that some evidence text ties to
+    another term of its class, and none to one that agrees.
 
     Example:
         >>> ev = ["His brother Micke is a retired tennis player."]
@@ -301,4 +372,4 @@ def term_substitutions(claim: str, evidence: Sequence[str]) -> list[Substitution
         'Italian'
     """
     return [*_kinship(claim, evidence), *_directions(claim, evidence),
-            *_nationalities(claim, evidence)]
+            *_nationalities(claim, evidence), *_category(claim, evidence)]

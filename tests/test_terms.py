@@ -103,3 +103,62 @@ def test_a_nationality_another_text_gives_without_a_conflict_is_not_flagged() ->
     # the same text naming the claim's nationality elsewhere does not agree
     ev = ["Pirlo is an Italian professional footballer who plays for an American club ."]
     assert term_substitutions("Pirlo is an American professional footballer.", ev) != []
+
+
+@pytest.mark.parametrize(("draft", "evidence", "body"), [
+    ("Ares is the nephew of Zeus and Hera.", "He is the son of Zeus and Hera .",
+     "Ares is the son of Zeus and Hera [1]."),
+    ("Aarhus is 187 km southeast of Copenhagen.", "It is 187 km northwest of Copenhagen .",
+     "Aarhus is 187 km northwest of Copenhagen [1]."),
+    # the article follows the new word
+    ("Andrea Pirlo is a British professional footballer.",
+     "Andrea Pirlo is an Italian professional footballer .",
+     "Andrea Pirlo is an Italian professional footballer [1]."),
+    ("Tim Roth is an English actor.", "Timothy Roth is a Ukrainian actor .",
+     "Tim Roth is a Ukrainian actor [1]."),
+])
+def test_a_contradicted_claim_with_a_swapped_term_is_corrected(draft: str, evidence: str,
+                                                               body: str) -> None:
+    from test_mitigation_edge_cases import C, _ev, _v
+
+    from mitigation.mitigator import Mitigator
+
+    answer = Mitigator("balanced").mitigate(draft, [_v(draft, draft, C, _ev(evidence))])
+    assert answer.edits[0].action == "corrected"
+    assert answer.body == body
+
+
+def test_a_term_written_twice_is_not_corrected() -> None:
+    from test_mitigation_edge_cases import C, _ev, _v
+
+    from mitigation.mitigator import Mitigator
+
+    # which "son" the evidence's "father" corrects is unknown: a warning, not a correction
+    draft = "His son Tom is the son of Ann."
+    answer = Mitigator("balanced").mitigate(
+        draft, [_v(draft, draft, C, _ev("His father Tom is the father of Ann ."))])
+    assert answer.edits[0].action == "warned"
+
+
+@pytest.mark.parametrize(("claim", "evidence", "found"), [
+    # what the same subject is said to be, in classes that exclude each other
+    ("Camden, New Jersey is a county.", "Camden is a city in Camden County , New Jersey .",
+     [("category", "county", "city", "Camden, New Jersey")]),
+    ("SpongeBob SquarePants is a movie.",
+     "SpongeBob SquarePants is an American animated television series created by Stephen "
+     "Hillenburg .", [("category", "movie", "television series", "SpongeBob SquarePants")]),
+    ("Pearl Jam is a song.", "Pearl Jam is an American rock band formed in Seattle .",
+     [("category", "song", "rock band", "Pearl Jam")]),
+    # words of one class, another subject, no head noun, a collective "group of"
+    ("Brick Mansions is a movie.", "Brick Mansions is a 2014 action film .", []),
+    ("Flaked is a TV series.", "Flaked is an American sitcom .", []),
+    ("Brick Mansions is a movie.", "Gotham is an American television series .", []),
+    ("Keith Urban is a country music artist.", "Keith Urban is an Australian singer .", []),
+    ("The Cyclades are a group of islands.", "The Cyclades are an island group .", []),
+    ("Recovery is a film.", "It is a film. Recovery is a studio album .",
+     [("category", "film", "studio album", "Recovery")]),
+])
+def test_category_substitutions(claim: str, evidence: str, found: list) -> None:
+    got = [(s.kind, s.claim_term, s.evidence_term, s.tie)
+           for s in term_substitutions(claim, [evidence])]
+    assert got == found
