@@ -720,6 +720,7 @@ class Mitigator:
             draft, trimmed_sentence_spans(draft) or [(0, len(draft))]), claim_spans),
             claim_spans)
         held: str | None = None  # the whitespace before a sentence removed whole
+        removed: list[tuple[int, int]] = []  # the draft's sentences removed whole
 
         def gap(text: str) -> str:
             # of the whitespace before and after a removed sentence, one run stays: the one
@@ -759,6 +760,7 @@ class Mitigator:
                     at = starts[-1] + len(extra)
                 out.append(" ".join(appended))
             else:  # removed whole: the whitespace before it waits for the next gap
+                removed.append((s_start, s_end))
                 written = "".join(out)
                 out[:] = [written.rstrip()]
                 held = written[len(out[0]):]
@@ -766,7 +768,7 @@ class Mitigator:
                             for i, j in hedges.items()})
             pos = s_end
         out.append(gap(draft[pos:]))
-        body = "".join(out)
+        body, located = _renumber(draft, "".join(out), located, removed)
         if verdicts and not _HEADING_LINE.sub("", body).strip():
             # nothing left but headings ("# Cities\n\n## Paris") is nothing left
             body = "No statement of the draft could be verified."
@@ -901,6 +903,49 @@ def _split_at_claim_ends(draft: str, sentences: list[tuple[int, int]],
                 s = nxt
         out.append((s, e))
     return out
+
+
+#: A numbered list item's number at the start of a line: "2. ", "  10) ".
+_NUMBERED = re.compile(r"^([ \t]*)(\d{1,3})([.)])[ \t]", re.M)
+
+
+def _renumber(draft: str, body: str, located: dict[int, tuple[int, int]],
+              removed: Sequence[tuple[int, int]]) -> tuple[str, dict[int, tuple[int, int]]]:
+    """Number a list's items one after another again once some were removed whole.
+
+    A list is a run of the draft's numbered lines of one indent and marker, each number one
+    more than the last ("1. ... 2. ... 3."; a draft that skips numbers keeps them). Its items
+    left in ``body`` are numbered from its first number: "1. ... 3. ..." -> "1. ... 2. ...".
+    ``removed``: the draft spans removed whole. Each number left in the body stands for the
+    draft's numbers not removed, in order; where they do not pair one to one, nothing is
+    renumbered. ``located`` (each edit's span in the body) is shifted to match.
+    """
+    if not removed:
+        return body, located
+    items = list(_NUMBERED.finditer(draft))
+    gone = [any(a <= m.start(2) < b for a, b in removed) for m in items]
+    new_number: list[int | None] = []
+    first = 0
+    for k, m in enumerate(items):
+        prev = items[k - 1] if k else None
+        if prev is None or (prev.group(1), prev.group(3)) != (m.group(1), m.group(3)) or \
+                int(m.group(2)) != int(prev.group(2)) + 1:
+            first, kept = int(m.group(2)), 0
+        new_number.append(None if gone[k] else first + kept)
+        kept += not gone[k]
+    left = [(m, n) for m, n, g in zip(items, new_number, gone, strict=True) if not g]
+    shown = list(_NUMBERED.finditer(body))
+    if len(shown) != len(left) or any(a.group(2) != b.group(2) and n is None
+                                      for a, (b, n) in zip(shown, left, strict=True)):
+        return body, located
+    changes = [(m.start(2), m.end(2), str(n)) for m, (_, n) in zip(shown, left, strict=True)
+               if n is not None and m.group(2) != str(n)]
+    for a, b, number in sorted(changes, reverse=True):
+        body = body[:a] + number + body[b:]
+        delta = len(number) - (b - a)
+        located = {i: (s + delta if s >= b else s, e + delta if e >= b else e)
+                   for i, (s, e) in located.items()}
+    return body, located
 
 
 def _with_list_markers(draft: str, sentences: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -326,15 +326,43 @@ def test_list_items_keep_or_lose_their_marker_whole(strictness: str, body: str) 
 
 
 def test_numbered_list_item_removed_with_its_number() -> None:
+    # the items after it are numbered again ("3." was left after "1." before)
     draft = "1. Paris is big.\n2. Lyon is small.\n3. Rome is old."
     ev = _ev("Paris is big. Rome is old.")
     verdicts = [_v(draft, "Paris is big.", S, ev), _v(draft, "Lyon is small.", U, ev),
                 _v(draft, "Rome is old.", S, ev)]
-    assert Mitigator("strict").mitigate(draft, verdicts).body == \
-        "1. Paris is big [1].\n3. Rome is old [1]."
+    out = Mitigator("strict").mitigate(draft, verdicts)
+    assert out.body == "1. Paris is big [1].\n2. Rome is old [1]."
+    assert out.body[slice(*out.edits[2].body_span)] == "Rome is old [1]."
     assert Mitigator("balanced").mitigate(draft, verdicts).body == (
         "1. Paris is big [1].\n2. It is suggested that Lyon is small, but this could not be "
         "verified.\n3. Rome is old [1].")
+
+
+@pytest.mark.parametrize(("draft", "body"), [
+    # ten items to nine: the numbers shrink by a digit, the spans after them move
+    ("".join(f"{k}. Item {k} is {'bad' if k == 2 else 'fine'}.\n" for k in range(1, 12)),
+     "".join(f"{k}. Item {k + (k > 1)} is fine [1].\n" for k in range(1, 11))),
+    # ")" markers, blank lines between items, and a list that starts at 5
+    ("5) Item 5 is fine.\n\n6) Item 6 is bad.\n\n7) Item 7 is fine.",
+     "5) Item 5 is fine [1].\n\n6) Item 7 is fine [1]."),
+    # a list the draft numbers with gaps keeps its numbers; another list is its own
+    ("1. Item 1 is fine.\n3. Item 3 is bad.\n5. Item 5 is fine.",
+     "1. Item 1 is fine [1].\n5. Item 5 is fine [1]."),
+    # the first item removed: the list still starts at its first number; a list after
+    # others keeps its own numbers
+    ("1. Item 1 is bad.\n2. Item 2 is fine.\nText here.\n1. Item 9 is fine.",
+     "1. Item 2 is fine [1].\nText here [1].\n1. Item 9 is fine [1]."),
+])
+def test_numbered_list_is_numbered_again_after_a_removal(draft: str, body: str) -> None:
+    ev = _ev("Every item is fine.")
+    claims = [c for c in re.findall(r"Item \d+ is \w+\.|Text here\.", draft)]
+    verdicts = [_v(draft, c, U if "bad" in c else S, ev) for c in claims]
+    out = Mitigator("strict").mitigate(draft, verdicts)
+    assert out.body == body
+    for e in out.edits:
+        if e.body_span is not None:
+            assert out.body[slice(*e.body_span)] == f"{e.claim[:-1]} [1]."
 
 
 # a sentence removed whole takes one of the whitespace runs around it with it, whatever kind
