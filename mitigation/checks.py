@@ -1274,17 +1274,30 @@ class TermCheck:
     professional footballer" against "an Italian professional footballer", "Pearl Jam is a
     song" against "Pearl Jam is an American rock band". A hint, like a
     name substitution: the evidence may speak of someone or something else.
+
+    The evidence's term is offered as the correction of a contradicted claim, but not for a
+    category (the claim's other words go with its own: "a coloring book" is no "coloring
+    television series") nor in a claim that says "only", "solely" or "exclusively" (swapping
+    the term leaves that in place: "produced only German language films" is not mended into
+    "only English language films").
     """
 
     name = "term"
 
     def run(self, claim: str, evidence: Sequence[str]) -> list[Finding]:
         """Flag the claim's terms the evidence swaps."""
+        exclusive = bool(_EXCLUSIVE.search(claim))
         return [Finding(self.name, "term_substitution", Severity.MEDIUM,
                         f"the claim says {s.claim_term!r} ({s.tie}), the evidence "
                         f"{s.evidence_term!r}", f"check the {s.kind} against a source",
-                        s.claim_term, s.evidence_term)
+                        s.claim_term,
+                        None if exclusive or s.kind == "category" else s.evidence_term)
                 for s in term_substitutions(claim, evidence)]
+
+
+#: Words that make a claim say something is the only one: no one term swapped mends it.
+_EXCLUSIVE = re.compile(r"\b(?:only|solely|exclusively|strictly|entirely|purely|"
+                        r"rather\s+than|instead\s+of)\b", re.I)
 
 
 class QuoteCheck:

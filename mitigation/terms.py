@@ -108,10 +108,9 @@ class Substitution:
     """A term of the claim that the evidence gives as another of its class.
 
     ``kind``: ``"kinship"``, ``"direction"``, ``"nationality"`` or ``"category"``;
-    ``claim_term`` and
-    ``evidence_term`` as written; ``tie``: the words that tie both to the same thing, as the
-    claim writes them ("of Zeus", "Micke", "professional footballer", the subject "Pearl
-    Jam").
+    ``claim_term`` and ``evidence_term`` as written; ``tie``: the words that tie both to the
+    same thing, as the claim writes them ("of Zeus", "Micke", "professional footballer", the
+    subject "Pearl Jam").
     """
 
     kind: str

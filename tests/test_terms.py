@@ -162,3 +162,24 @@ def test_category_substitutions(claim: str, evidence: str, found: list) -> None:
     got = [(s.kind, s.claim_term, s.evidence_term, s.tie)
            for s in term_substitutions(claim, [evidence])]
     assert got == found
+
+
+@pytest.mark.parametrize(("draft", "evidence"), [
+    # a category's other words go with it: no "coloring television series"
+    ("GLOW is a coloring book.", "GLOW is an American comedy-drama television series ."),
+    # "only" stays wrong whatever the term
+    ("Louis Malle produced only German language films.",
+     "Louis Malle was a French film director who worked in French cinema and English "
+     "language films ."),
+    ("Tim Roth is solely an English actor.", "Timothy Roth is an American actor ."),
+])
+def test_a_swapped_term_is_not_offered_where_it_would_not_mend_the_claim(
+        draft: str, evidence: str) -> None:
+    from test_mitigation_edge_cases import C, _ev, _v
+
+    from mitigation.mitigator import Mitigator
+
+    (f,) = TermCheck().run(draft, [evidence])
+    assert f.evidence_value is None
+    answer = Mitigator("balanced").mitigate(draft, [_v(draft, draft, C, _ev(evidence))])
+    assert answer.edits[0].action == "warned"
