@@ -94,7 +94,7 @@ _DIRECTION = re.compile(
 #: Words that stand between a kinship term and its person: "a sister named Micke", "her
 #: parents are Angela and Gavin".
 _NAMED = frozenset({"named", "called", "is", "are", "was", "were"})
-_WORD = re.compile(r"[A-Za-z][\w'’]*")
+_WORD = re.compile(r"[^\W\d_][\w'’]*")
 #: What may stand between two words of a tie: spaces, a comma, quotes.
 _GAP = re.compile(r"[\s,\"“”'`]*")
 #: Function words that end the words a nationality is tied to ("an English actor and ...").
@@ -202,11 +202,13 @@ def _direction_tie(text: str, m: re.Match[str]) -> tuple[str, str] | None:
     """``("of", name)`` for "southeast of Copenhagen", ``("", name)`` for "southern France"."""
     rest = text[m.end():]
     if m.group("suffix") == "ern":
-        t = re.match(r" ((?:the )?[A-Z][\w'’-]*)", rest)
+        t = re.match(r" ((?:the )?[^\W\d_][\w'’-]*)", rest)
+        t = t if t and t.group(1).removeprefix("the ")[0].isupper() else None
         return ("", t.group(1)) if t else None
     if m.group("suffix"):
         return None
-    t = re.match(r" of ((?:the )?[A-Z][\w'’-]*)", rest)
+    t = re.match(r" of ((?:the )?[^\W\d_][\w'’-]*)", rest)
+    t = t if t and t.group(1).removeprefix("the ")[0].isupper() else None
     return ("of", t.group(1)) if t else None
 
 
@@ -333,7 +335,7 @@ def _categories(text: str) -> list[tuple[frozenset[str], str, str, str]]:
             continue
         start = max((s.end() for s in _SENTENCE_START.finditer(text, 0, m.start())), default=0)
         subject = text[start: m.start()].strip()
-        names = frozenset(re.findall(r"[A-Z][\w'’-]+", subject))
+        names = frozenset(w for w in re.findall(r"[^\W\d_][\w'’-]+", subject) if w[0].isupper())
         if names:
             out.append((names, CATEGORIES[m.group(2)], m.group(2), subject))
     return out

@@ -183,3 +183,14 @@ def test_a_swapped_term_is_not_offered_where_it_would_not_mend_the_claim(
     assert f.evidence_value is None
     answer = Mitigator("balanced").mitigate(draft, [_v(draft, draft, C, _ev(evidence))])
     assert answer.edits[0].action == "warned"
+
+
+def test_names_that_start_with_a_letter_outside_ascii_tie_terms() -> None:
+    assert [s.kind for s in term_substitutions("Émile has a sister named Élodie.",
+                                               ["His brother Élodie plays."])] == ["kinship"]
+    assert [s.kind for s in term_substitutions("It is 5 km north of Évry.",
+                                               ["It is 5 km south of Évry."])] == ["direction"]
+    assert [s.kind for s in term_substitutions("Ørsted is a film.",
+                                               ["Ørsted is a song."])] == ["category"]
+    # a place in lower case is no name to tie to
+    assert term_substitutions("It is north of the city.", ["It is south of the city."]) == []
