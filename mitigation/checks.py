@@ -767,12 +767,19 @@ class DateCheck:
     October 13 , 1967 )"). A century ("the 20th century") agrees with each year in it and is
     contradicted only by another century.
 
-    Dates of a life event (birth, death, marriage: the event's word at most three words
-    before the date, "born on", "( born", "died in April of"; or a lifespan in brackets with
-    days, "( April 15 , 1894 -- September 26 , 1937 )") are compared event by event (HIGH):
-    "died on December 14, 1971" is contradicted by "( born December 14 , 1971 )" when every
-    mention of that date in the evidence is of another event, and "died on April 26, 1937"
-    by the lifespan above, whose one death date is another (and corrects it).
+    Dates of a life event (birth, conception, death, marriage: the event's word at most
+    three words before the date, "born on", "( born", "died in April of"; or a lifespan in
+    brackets with days, "( April 15 , 1894 -- September 26 , 1937 )") are compared event by
+    event (HIGH): "died on December 14, 1971" is contradicted by "( born December 14 , 1971
+    )" when every mention of that date in the evidence is of another event, and "died on
+    April 26, 1937" by the lifespan above, whose one death date is another (and corrects it).
+    A date of no life event that the evidence gives only as a birth date is no date of the
+    claim's event: a day is contradicted ("graduated college on May 14th, 1961" against "(
+    born 14 May 1961 )", HIGH), a year not found (MEDIUM: "founded in 1961" may hold). "is
+    still alive" or "has not died" is contradicted by any evidence date of death (HIGH).
+
+    A bound the evidence's one date itself breaks is contradicted (HIGH, no correction):
+    "developed before the 1960s" against "in the 1960s" ("by 2005" is met by "in 2005").
     """
 
     name = "date"
@@ -785,8 +792,8 @@ class DateCheck:
         # of it to compare
         events = [None if named or _DATE_BOUND.search(claim, 0, d.span[0]) else
                   _life_event(claim, d, found) for d, named in claim_dates]
-        # each evidence date with its life event (read only when a claim date has one) and
-        # the bound it is given as ("built before 1890")
+        # each evidence date with its life event (if any) and the bound it is given as
+        # ("built before 1890")
         found_in = [(e, find_dates(e)) for e in evidence]
         dated = [(x, _life_event(e, x, ds), date_bound(e, x)) for e, ds in found_in for x in ds]
         ev_dates = [x for x, _, _ in dated]
@@ -1047,10 +1054,10 @@ def _life_event(text: str, d: Date, dates: Sequence[Date]) -> str | None:
 
     ``"birth"``, ``"conception"``, ``"death"`` or ``"marriage"`` when an event's word is at
     most three words before the date ("born on", "( born", "died in April of"; the nearest
-    one); else the
-    first or the second date of a lifespan in brackets, both with a day ("( born Colin Emm ;
-    20 November 1932 -- 2 June 2012 )"; not a run of years, "( 2000 -- 04 )"); else
-    ``None``.
+    one); else the first or the second date of a lifespan in brackets, both with a day ("(
+    born Colin Emm ; 20 November 1932 -- 2 June 2012 )", the bracket up to
+    :data:`_LIFESPAN_OPEN` characters before, "-LRB-" a bracket too; not a run of years, "(
+    2000 -- 04 )"); else ``None``.
     """
     before = text[max(0, d.span[0] - 60): d.span[0]]
     # the nearest event word: "born in 1900, died 1950" gives 1950 to death

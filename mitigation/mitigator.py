@@ -499,9 +499,9 @@ class Mitigator:
         strictness: ``lenient`` and ``balanced`` correct or flag contradicted claims and hedge
             unverifiable ones; ``strict`` removes both. (Balanced and lenient differ only in
             that lenient keeps supported claims that the deterministic checks flag HIGH or
-            as a likely substitution of a name or term (:data:`~mitigation.checks.SUBSTITUTIONS`);
-            balanced hedges them,
-            strict removes them.)
+            as a likely substitution of a name or term
+            (:data:`~mitigation.checks.SUBSTITUTIONS`); balanced hedges them, strict removes
+            them.)
         max_citations: At most this many numbered sources (by ``source_id``).
         excerpt_chars: Length of a reference's excerpt around the evidence span.
         checks: Deterministic checks run on every verifiable claim.
@@ -935,8 +935,9 @@ def _renumber(draft: str, body: str, located: dict[int, tuple[int, int]],
         kept += not gone[k]
     left = [(m, n) for m, n, g in zip(items, new_number, gone, strict=True) if not g]
     shown = list(_NUMBERED.finditer(body))
-    if len(shown) != len(left) or any(a.group(2) != b.group(2) and n is None
-                                      for a, (b, n) in zip(shown, left, strict=True)):
+    # the mitigator writes no number of its own: each number left is its draft item's
+    if len(shown) != len(left) or any(a.group(2) != b.group(2)
+                                      for a, (b, _) in zip(shown, left, strict=True)):
         return body, located
     changes = [(m.start(2), m.end(2), str(n)) for m, (_, n) in zip(shown, left, strict=True)
                if n is not None and m.group(2) != str(n)]
