@@ -106,7 +106,7 @@ def main() -> None:
           "entity_substitution finding, with a term_substitution finding")
     for key, c in summary(claims).items():
         print(f"  {key:28s} {c['claims']:6d} {c['high']:6d} {c['substitution']:6d} "
-              f"{c.get('term', 0):6d}")
+              f"{c['term']:6d}")
     if args.against:
         moved = changes(claims, _load(args.against))
         print(f"against {args.against}: per set and label, claims whose findings differ, "

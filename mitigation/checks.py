@@ -822,7 +822,7 @@ class DateCheck:
                         and len(_distinct_dates(d, ev_dates)) == 1:
                     # "developed before the 1960s" against the evidence's one date, "in the
                     # 1960s": the bound is broken by the date itself
-                    m = _DATE_BOUND.search(claim, max(0, d.span[0] - 20), d.span[0])
+                    m = _bound_words(claim, d)
                     said = claim[m.start() if m else d.span[0]: d.span[1]]
                     out.append(Finding(self.name, "value_contradiction", Severity.HIGH,
                                        f"the claim says {said!r}, the evidence gives the "
@@ -952,9 +952,14 @@ def date_bound(text: str, d: Date | Number) -> DateBound | None:
         >>> [date_bound(t, d) for d in find_dates(t)]
         ['after', 'by', None]
     """
-    m = _DATE_BOUND.search(text, max(0, d.span[0] - 20), d.span[0])
+    m = _bound_words(text, d)
     kind = m.lastgroup if m else None
     return kind if kind in ("after", "before", "by") else None  # type: ignore[return-value]
+
+
+def _bound_words(text: str, d: Date | Number) -> re.Match[str] | None:
+    """The words right before ``d`` in ``text`` that make it a bound or a span's end."""
+    return _DATE_BOUND.search(text, max(0, d.span[0] - 20), d.span[0])
 
 
 def _date_order(a: Date, b: Date) -> int | None:

@@ -33,6 +33,7 @@ from verifier.text import (
     LINE_LABEL,
     LIST_ITEM,
     abbreviation_stop,
+    indefinite_article,
     phrase_pattern,
     strip_span,
     trimmed_sentence_spans,
@@ -417,11 +418,8 @@ def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = (
 _BREAK = re.compile(r"[()\[\]{}\"“”«»;:!?\n]")
 
 
-#: An indefinite article at the end of a text, and the words after "an" that sound a
-#: consonant first ("a Ukrainian", "a European", "a one-off") or after "a" a vowel ("an hour").
+#: An indefinite article at the end of a text.
 _ARTICLE = re.compile(r"(?<![\w-])(an?)(\s+)$", re.I)
-_CONSONANT_SOUND = re.compile(r"(?:uni|use|usu|uti|uk|uru|ura|eu|one\b|once\b)", re.I)
-_VOWEL_SOUND = re.compile(r"(?:hour|honest|honou?r|heir)", re.I)
 
 
 def _article_before(text: str, word: str) -> str:
@@ -440,9 +438,7 @@ def _article_before(text: str, word: str) -> str:
     m = _ARTICLE.search(text)
     if not m or not word[:1].isalpha():
         return text
-    vowel = (word[0].lower() in "aeiou" and not _CONSONANT_SOUND.match(word)) or \
-        bool(_VOWEL_SOUND.match(word))
-    article = "an" if vowel else "a"
+    article = indefinite_article(word)
     if m.group(1)[0].isupper():
         article = article.capitalize()
     return text[:m.start()] + article + m.group(2)
@@ -922,25 +918,24 @@ def _renumber(draft: str, body: str, located: dict[int, tuple[int, int]],
     """
     if not removed:
         return body, located
-    items = list(_NUMBERED.finditer(draft))
-    gone = [any(a <= m.start(2) < b for a, b in removed) for m in items]
-    new_number: list[int | None] = []
-    first = 0
-    for k, m in enumerate(items):
-        prev = items[k - 1] if k else None
+    left: list[tuple[re.Match[str], int]] = []  # the draft's items left, their new numbers
+    prev: re.Match[str] | None = None
+    first = kept = 0
+    for m in _NUMBERED.finditer(draft):
         if prev is None or (prev.group(1), prev.group(3)) != (m.group(1), m.group(3)) or \
-                int(m.group(2)) != int(prev.group(2)) + 1:
+                int(m.group(2)) != int(prev.group(2)) + 1:  # another list starts
             first, kept = int(m.group(2)), 0
-        new_number.append(None if gone[k] else first + kept)
-        kept += not gone[k]
-    left = [(m, n) for m, n, g in zip(items, new_number, gone, strict=True) if not g]
+        if not any(a <= m.start(2) < b for a, b in removed):
+            left.append((m, first + kept))
+            kept += 1
+        prev = m
     shown = list(_NUMBERED.finditer(body))
     # the mitigator writes no number of its own: each number left is its draft item's
     if len(shown) != len(left) or any(a.group(2) != b.group(2)
                                       for a, (b, _) in zip(shown, left, strict=True)):
         return body, located
     changes = [(m.start(2), m.end(2), str(n)) for m, (_, n) in zip(shown, left, strict=True)
-               if n is not None and m.group(2) != str(n)]
+               if m.group(2) != str(n)]
     for a, b, number in sorted(changes, reverse=True):
         body = body[:a] + number + body[b:]
         delta = len(number) - (b - a)

@@ -17,9 +17,12 @@ is a parent), "northwest" and "west" agree, "English" and "British" agree; "brot
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+
+from verifier.text import STOP_WORDS
 
 #: Kinship terms: (relation, gender). Terms of one relation agree unless both give a gender
 #: and the genders differ; "parent" agrees with "father" and "mother".
@@ -97,10 +100,6 @@ _NAMED = frozenset({"named", "called", "is", "are", "was", "were"})
 _WORD = re.compile(r"[^\W\d_][\w'’]*")
 #: What may stand between two words of a tie: spaces, a comma, quotes.
 _GAP = re.compile(r"[\s,\"“”'`]*")
-#: Function words that end the words a nationality is tied to ("an English actor and ...").
-_STOP = frozenset({"and", "or", "but", "who", "which", "that", "of", "in", "on", "at", "for",
-                   "from", "to", "by", "with", "as", "is", "was", "are", "were", "the", "a",
-                   "an"})
 
 
 @dataclass(frozen=True)
@@ -117,6 +116,19 @@ class Substitution:
     claim_term: str
     evidence_term: str
     tie: str
+
+
+def _swapped(theirs: Iterable[tuple[bool, str]]) -> str | None:
+    """The first evidence term that disagrees with the claim's, unless one agrees.
+
+    ``theirs``: each evidence term tied to the same thing, with whether it agrees.
+    """
+    other = None
+    for agrees, term in theirs:
+        if agrees:
+            return None
+        other = other or term
+    return other
 
 
 def _kin_agree(a: str, b: str) -> bool:
@@ -172,6 +184,7 @@ def _tie_after(text: str, words: list[re.Match[str]], i: int) -> tuple[str, str,
 
 def _kinship(claim: str, evidence: Sequence[str]) -> Iterator[Substitution]:
     cw = _words(claim)
+    tokens: list[tuple[str, list[re.Match[str]]]] | None = None  # read at the first term
     for i, w in enumerate(cw):
         term = w.group(0).lower()
         if term not in KINSHIP or w.group(0)[0].isupper() and i > 0:
@@ -180,104 +193,103 @@ def _kinship(claim: str, evidence: Sequence[str]) -> Iterator[Substitution]:
         if tie is None:
             continue
         how, name, k = tie
-        agree, other = False, None
-        for text in evidence:
-            ew = _words(text)
-            for n, x in enumerate(ew):
-                t = x.group(0).lower()
-                # a kinship term of the evidence tied the same way to the same name
-                theirs = _tie_after(text, ew, n) if t in KINSHIP else None
-                if theirs is None or theirs[:2] != (how, name):
-                    continue
-                if _kin_agree(term, t):
-                    agree = True
-                elif other is None:
-                    other = x.group(0)
-        if other is not None and not agree:
+        if tokens is None:
+            tokens = [(text, _words(text)) for text in evidence]
+        # the evidence's kinship terms tied the same way to the same name
+        other = _swapped((_kin_agree(term, x.group(0).lower()), x.group(0))
+                         for text, ew in tokens for n, x in enumerate(ew)
+                         if x.group(0).lower() in KINSHIP
+                         and (_tie_after(text, ew, n) or ())[:2] == (how, name))
+        if other is not None:
             yield Substitution("kinship", w.group(0), other,
                                claim[cw[i + 1].start(): cw[k].end()] if how else name)
 
 
+#: What follows a direction it is tied to: "of" and a name ("southeast of Copenhagen"), or,
+#: after an adjective, the name ("southern France").
+_DIRECTION_TIE = re.compile(r" (of )?((?:the )?[^\W\d_][\w'’-]*)")
+
+
 def _direction_tie(text: str, m: re.Match[str]) -> tuple[str, str] | None:
     """``("of", name)`` for "southeast of Copenhagen", ``("", name)`` for "southern France"."""
-    rest = text[m.end():]
-    if m.group("suffix") == "ern":
-        t = re.match(r" ((?:the )?[^\W\d_][\w'’-]*)", rest)
-        t = t if t and t.group(1).removeprefix("the ")[0].isupper() else None
-        return ("", t.group(1)) if t else None
-    if m.group("suffix"):
+    t = _DIRECTION_TIE.match(text, m.end())
+    if t is None or m.group("suffix") == "erly" or bool(t.group(1)) == bool(m.group("suffix")) \
+            or not t.group(2).removeprefix("the ")[0].isupper():
         return None
-    t = re.match(r" of ((?:the )?[^\W\d_][\w'’-]*)", rest)
-    t = t if t and t.group(1).removeprefix("the ")[0].isupper() else None
-    return ("of", t.group(1)) if t else None
+    return ("of" if t.group(1) else ""), t.group(2)
 
 
 def _directions(claim: str, evidence: Sequence[str]) -> Iterator[Substitution]:
+    theirs: list[tuple[re.Match[str], tuple[str, str] | None]] | None = None
     for m in _DIRECTION.finditer(claim):
         tie = _direction_tie(claim, m)
         if tie is None:
             continue
+        if theirs is None:  # the evidence's directions, read at the claim's first
+            theirs = [(x, _direction_tie(text, x)) for text in evidence
+                      for x in _DIRECTION.finditer(text)]
         mine = _compass(m.group("dir"))
-        agree, other = False, None
-        for text in evidence:
-            for x in _DIRECTION.finditer(text):
-                if _direction_tie(text, x) != tie:
-                    continue
-                if _compass(x.group("dir")) & mine:
-                    agree = True
-                elif other is None:
-                    other = x.group(0)
-        if other is not None and not agree:
+        other = _swapped((bool(_compass(x.group("dir")) & mine), x.group(0))
+                         for x, t in theirs if t == tie)
+        if other is not None:
             how, name = tie
             yield Substitution("direction", m.group(0), other, f"{how} {name}".strip())
 
 
-#: Any nationality, as a word of its own ("Italian", not "Italian-" of "Italian-American").
-_NATIONALITY_ALT = (r"(?<![\w-])(" + "|".join(
-    sorted(map(re.escape, NATIONALITIES), key=len, reverse=True)) + r")(?!-)")
-#: A nationality and the lower-case words after it: "Italian professional footballer".
-_NATIONALITY = re.compile(_NATIONALITY_ALT + r"(?P<rest>(?: [a-z][\w-]*){1,2})")
+_NATIONALITY_NAMES = "|".join(sorted(map(re.escape, NATIONALITIES), key=len, reverse=True))
+#: A nationality named in a text, "British" of "British-born" too.
+_NATIONALITY_WORD = re.compile(rf"(?<![\w-])({_NATIONALITY_NAMES})\b")
+#: A nationality as a word of its own ("Italian", not "Italian-" of "Italian-American") and
+#: the lower-case words after it: "Italian professional footballer".
+_NATIONALITY = re.compile(rf"(?<![\w-])({_NATIONALITY_NAMES})(?!-)(?P<rest>(?: [a-z][\w-]*)*)")
 
 
 def _nationality_tie(rest: str) -> str | None:
     """The words a nationality is tied to: up to two words after it, up to a function word."""
     words = []
-    for w in rest.split():
-        if w in _STOP:
+    for w in rest.split()[:2]:
+        if w in STOP_WORDS:
             break
         words.append(w)
     return " ".join(words) or None
 
 
+def _ties(rest: str, words: str) -> bool:
+    """Whether the words after a nationality (``rest``) start with the whole ``words``.
+
+    Up to the end of a word: "actor" ties "actor-director", not "actors".
+    """
+    after = rest[len(words) + 1:2 + len(words)]
+    return rest.startswith(f" {words}") and not (after.isalnum() or after == "_")
+
+
 def _nationalities(claim: str, evidence: Sequence[str]) -> Iterator[Substitution]:
+    theirs: list[tuple[str, list[re.Match[str]], set[str]]] | None = None
     for m in _NATIONALITY.finditer(claim):
         mine, tie = m.group(1), _nationality_tie(m.group("rest"))
         if tie is None:
             continue
-        agree, other = False, None
+        if theirs is None:  # each text's nationalities, with the words after them, and the
+            # nationalities it names; read at the claim's first
+            theirs = [(text, list(_NATIONALITY.finditer(text)),
+                       {x.group(1) for x in _NATIONALITY_WORD.finditer(text)})
+                      for text in evidence]
         # the whole tie, else its first word ("American actor known for" has "actor")
         for words in dict.fromkeys((tie, tie.split()[0])):
-            after = re.compile(_NATIONALITY_ALT + " " + re.escape(words) + r"\b")
-            hits = [x for text in evidence for x in after.finditer(text)]
+            hits = [x for _, found, _ in theirs for x in found if _ties(x.group("rest"), words)]
             if hits:
                 break
         # a text that names the claim's nationality and ties no other one to the words
         # ("a 2017 British black comedy film" beside another passage's "Canadian film")
         conflicting = {x.string for x in hits}
-        mentioned = re.compile(rf"(?<![\w-]){re.escape(mine)}\b")
-        if any(text not in conflicting and mentioned.search(text) for text in evidence):
+        if any(text not in conflicting and mine in named for text, _, named in theirs):
             continue
-        for x in hits:
-            theirs = x.group(1)
-            # "a British-born American actor", "an Italian-American actor": both
-            before = _words(x.string[max(0, x.start() - 40): x.start()])[-3:]
-            if _nationality_agree(mine, theirs) or any(
-                    b.group(0) in NATIONALITIES and _nationality_agree(mine, b.group(0))
-                    for b in before):
-                agree = True
-            elif other is None:
-                other = theirs
-        if other is not None and not agree:
+        # "a British-born American actor", "an Italian-American actor": both
+        other = _swapped((_nationality_agree(mine, x.group(1)) or any(
+            b.group(0) in NATIONALITIES and _nationality_agree(mine, b.group(0))
+            for b in _words(x.string[max(0, x.start() - 40): x.start()])[-3:]), x.group(1))
+            for x in hits)
+        if other is not None:
             yield Substitution("nationality", mine, other, tie)
 
 
@@ -330,11 +342,14 @@ def _categories(text: str) -> list[tuple[frozenset[str], str, str, str]]:
     subject).
     """
     out = []
+    starts: list[int] | None = None  # where the text's sentences start, read at need
     for m in _CATEGORY.finditer(text):
         if _PHRASE_END.search(m.group(1)):
             continue
-        start = max((s.end() for s in _SENTENCE_START.finditer(text, 0, m.start())), default=0)
-        subject = text[start: m.start()].strip()
+        if starts is None:
+            starts = [s.end() for s in _SENTENCE_START.finditer(text)]
+        before = bisect.bisect_right(starts, m.start())
+        subject = text[starts[before - 1] if before else 0: m.start()].strip()
         names = frozenset(w for w in re.findall(r"[^\W\d_][\w'’-]+", subject) if w[0].isupper())
         if names:
             out.append((names, CATEGORIES[m.group(2)], m.group(2), subject))
@@ -342,11 +357,12 @@ def _categories(text: str) -> list[tuple[frozenset[str], str, str, str]]:
 
 
 def _category(claim: str, evidence: Sequence[str]) -> Iterator[Substitution]:
-    theirs = [c for text in evidence for c in _categories(text)]
-    for names, kind, word, subject in _categories(claim):
-        said = [(k, w) for n, k, w, _ in theirs if n & names]
-        if said and all(k != kind for k, _ in said):
-            yield Substitution("category", word, said[0][1], subject)
+    mine = _categories(claim)
+    theirs = [c for text in evidence for c in _categories(text)] if mine else []
+    for names, kind, word, subject in mine:
+        other = _swapped((k == kind, w) for n, k, w, _ in theirs if n & names)
+        if other is not None:
+            yield Substitution("category", word, other, subject)
 
 
 def term_substitutions(claim: str, evidence: Sequence[str]) -> list[Substitution]:

@@ -356,7 +356,7 @@ def test_numbered_list_item_removed_with_its_number() -> None:
 ])
 def test_numbered_list_is_numbered_again_after_a_removal(draft: str, body: str) -> None:
     ev = _ev("Every item is fine.")
-    claims = [c for c in re.findall(r"Item \d+ is \w+\.|Text here\.", draft)]
+    claims = re.findall(r"Item \d+ is \w+\.|Text here\.", draft)
     verdicts = [_v(draft, c, U if "bad" in c else S, ev) for c in claims]
     out = Mitigator("strict").mitigate(draft, verdicts)
     assert out.body == body

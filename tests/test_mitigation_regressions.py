@@ -611,19 +611,25 @@ def test_mitigation_entity_substitution(claim: str, evidence: str, found) -> Non
 
 @pytest.mark.parametrize(("strictness", "action"), [
     ("lenient", "cited"), ("balanced", "hedged"), ("strict", "removed")])
+@pytest.mark.parametrize(("draft", "evidence", "reason"), [
+    # a name: "set in and around Aberdeen" against "set in and around Edinburgh"
+    ("T2 Trainspotting is set in and around Aberdeen.",
+     "T2 Trainspotting is a 2017 British film , set in and around Edinburgh , Scotland .",
+     "the claim names 'Aberdeen' after 'and around', the evidence 'Edinburgh'"),
+    # a term (bench_mitigation.py, seed 13)
+    ("Andrea Pirlo is an American professional footballer.",
+     "Andrea Pirlo ( born 19 May 1979 ) is an Italian professional footballer who plays for "
+     "American club New York City FC .",
+     "the claim says 'American' (professional footballer), the evidence 'Italian'"),
+])
 def test_mitigation_a_supported_claim_with_a_likely_substitution_is_not_cited(
-        strictness: str, action: str) -> None:
-    # "set in and around Aberdeen" against "set in and around Edinburgh" was cited as
-    # supported in balanced mode (a planted false claim the verifier supported): a likely
+        strictness: str, action: str, draft: str, evidence: str, reason: str) -> None:
+    # planted false claims the verifier supported were cited in balanced mode: a likely
     # substitution now counts as a HIGH finding does for a supported claim
-    draft = "T2 Trainspotting is set in and around Aberdeen."
-    ev = _ev("T2 Trainspotting is a 2017 British film , set in and around Edinburgh , "
-             "Scotland .")
-    edit = Mitigator(strictness).mitigate(draft, [_v(draft, draft, S, ev)]).edits[0]
+    edit = Mitigator(strictness).mitigate(draft, [_v(draft, draft, S, _ev(evidence))]).edits[0]
     assert edit.action == action
     if action != "cited":
-        assert edit.reason == ("supported overall, but the claim names 'Aberdeen' after "
-                               "'and around', the evidence 'Edinburgh'")
+        assert edit.reason == "supported overall, but " + reason
     # a name only missing from the evidence stays cited (a name may be left out)
     draft = "Bullitt was produced by Phillip D'Antoni."
     ev = _ev("Bullitt was produced by Philip D'Antoni .")

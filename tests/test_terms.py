@@ -1,10 +1,12 @@
-"""Kinship, compass and nationality terms swapped for another of their class."""
+"""Kinship, compass, nationality and category terms swapped for another of their class."""
 
 from __future__ import annotations
 
 import pytest
+from test_mitigation_edge_cases import C, _ev, _v
 
 from mitigation.checks import DEFAULT_CHECKS, SUBSTITUTIONS, TermCheck, run_checks
+from mitigation.mitigator import Mitigator
 from mitigation.terms import NATIONALITIES, term_substitutions
 
 
@@ -51,6 +53,22 @@ from mitigation.terms import NATIONALITIES, term_substitutions
     ("He is an Italian actor.", "He is an Italian-American actor.", []),
     ("Philomena is American.", "Philomena is a 2013 British drama film.", []),
     ("He is an American actor.", "He is an American actor.", []),
+    # what the same subject is said to be, in classes that exclude each other
+    ("Camden, New Jersey is a county.", "Camden is a city in Camden County , New Jersey .",
+     [("category", "county", "city", "Camden, New Jersey")]),
+    ("SpongeBob SquarePants is a movie.",
+     "SpongeBob SquarePants is an American animated television series created by Stephen "
+     "Hillenburg .", [("category", "movie", "television series", "SpongeBob SquarePants")]),
+    ("Pearl Jam is a song.", "Pearl Jam is an American rock band formed in Seattle .",
+     [("category", "song", "rock band", "Pearl Jam")]),
+    # words of one class, another subject, no head noun, a collective "group of"
+    ("Brick Mansions is a movie.", "Brick Mansions is a 2014 action film .", []),
+    ("Flaked is a TV series.", "Flaked is an American sitcom .", []),
+    ("Brick Mansions is a movie.", "Gotham is an American television series .", []),
+    ("Keith Urban is a country music artist.", "Keith Urban is an Australian singer .", []),
+    ("The Cyclades are a group of islands.", "The Cyclades are an island group .", []),
+    ("Recovery is a film.", "It is a film. Recovery is a studio album .",
+     [("category", "film", "studio album", "Recovery")]),
 ])
 def test_term_substitutions(claim: str, evidence: str, found: list) -> None:
     got = [(s.kind, s.claim_term, s.evidence_term, s.tie)
@@ -73,25 +91,6 @@ def test_nationalities_that_share_a_group_agree() -> None:
     assert NATIONALITIES["English"] & NATIONALITIES["British"]
     assert NATIONALITIES["Russian"] & NATIONALITIES["Soviet"]
     assert not NATIONALITIES["American"] & NATIONALITIES["Italian"]
-
-
-@pytest.mark.parametrize(("strictness", "action"), [
-    ("lenient", "cited"), ("balanced", "hedged"), ("strict", "removed")])
-def test_a_supported_claim_with_a_swapped_term_is_not_cited(strictness: str,
-                                                            action: str) -> None:
-    from test_mitigation_edge_cases import S, _ev, _v
-
-    from mitigation.mitigator import Mitigator
-
-    # a planted false claim the verifier supported (bench_mitigation.py, seed 13)
-    draft = "Andrea Pirlo is an American professional footballer."
-    ev = _ev("Andrea Pirlo ( born 19 May 1979 ) is an Italian professional footballer who "
-             "plays for American club New York City FC .")
-    edit = Mitigator(strictness).mitigate(draft, [_v(draft, draft, S, ev)]).edits[0]
-    assert edit.action == action
-    if action != "cited":
-        assert edit.reason == ("supported overall, but the claim says 'American' "
-                               "(professional footballer), the evidence 'Italian'")
 
 
 def test_a_nationality_another_text_gives_without_a_conflict_is_not_flagged() -> None:
@@ -119,49 +118,17 @@ def test_a_nationality_another_text_gives_without_a_conflict_is_not_flagged() ->
 ])
 def test_a_contradicted_claim_with_a_swapped_term_is_corrected(draft: str, evidence: str,
                                                                body: str) -> None:
-    from test_mitigation_edge_cases import C, _ev, _v
-
-    from mitigation.mitigator import Mitigator
-
     answer = Mitigator("balanced").mitigate(draft, [_v(draft, draft, C, _ev(evidence))])
     assert answer.edits[0].action == "corrected"
     assert answer.body == body
 
 
 def test_a_term_written_twice_is_not_corrected() -> None:
-    from test_mitigation_edge_cases import C, _ev, _v
-
-    from mitigation.mitigator import Mitigator
-
     # which "son" the evidence's "father" corrects is unknown: a warning, not a correction
     draft = "His son Tom is the son of Ann."
     answer = Mitigator("balanced").mitigate(
         draft, [_v(draft, draft, C, _ev("His father Tom is the father of Ann ."))])
     assert answer.edits[0].action == "warned"
-
-
-@pytest.mark.parametrize(("claim", "evidence", "found"), [
-    # what the same subject is said to be, in classes that exclude each other
-    ("Camden, New Jersey is a county.", "Camden is a city in Camden County , New Jersey .",
-     [("category", "county", "city", "Camden, New Jersey")]),
-    ("SpongeBob SquarePants is a movie.",
-     "SpongeBob SquarePants is an American animated television series created by Stephen "
-     "Hillenburg .", [("category", "movie", "television series", "SpongeBob SquarePants")]),
-    ("Pearl Jam is a song.", "Pearl Jam is an American rock band formed in Seattle .",
-     [("category", "song", "rock band", "Pearl Jam")]),
-    # words of one class, another subject, no head noun, a collective "group of"
-    ("Brick Mansions is a movie.", "Brick Mansions is a 2014 action film .", []),
-    ("Flaked is a TV series.", "Flaked is an American sitcom .", []),
-    ("Brick Mansions is a movie.", "Gotham is an American television series .", []),
-    ("Keith Urban is a country music artist.", "Keith Urban is an Australian singer .", []),
-    ("The Cyclades are a group of islands.", "The Cyclades are an island group .", []),
-    ("Recovery is a film.", "It is a film. Recovery is a studio album .",
-     [("category", "film", "studio album", "Recovery")]),
-])
-def test_category_substitutions(claim: str, evidence: str, found: list) -> None:
-    got = [(s.kind, s.claim_term, s.evidence_term, s.tie)
-           for s in term_substitutions(claim, [evidence])]
-    assert got == found
 
 
 @pytest.mark.parametrize(("draft", "evidence"), [
@@ -175,10 +142,6 @@ def test_category_substitutions(claim: str, evidence: str, found: list) -> None:
 ])
 def test_a_swapped_term_is_not_offered_where_it_would_not_mend_the_claim(
         draft: str, evidence: str) -> None:
-    from test_mitigation_edge_cases import C, _ev, _v
-
-    from mitigation.mitigator import Mitigator
-
     (f,) = TermCheck().run(draft, [evidence])
     assert f.evidence_value is None
     answer = Mitigator("balanced").mitigate(draft, [_v(draft, draft, C, _ev(evidence))])

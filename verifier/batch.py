@@ -58,6 +58,7 @@ from verifier.datasets import (
 )
 from verifier.errors import ConfigurationError
 from verifier.nli import lacks_contradiction
+from verifier.text import indefinite_article
 
 logger = logging.getLogger(__name__)
 
@@ -708,7 +709,7 @@ def _json_type(value: Any) -> str:
 def _a_json_type(value: Any) -> str:
     """``"a number"``, ``"an object"``...: the JSON type of ``value`` with its article."""
     name = _json_type(value)
-    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
+    return f"{indefinite_article(name)} {name}"
 
 
 def _short(value: Any, limit: int = 60) -> str:

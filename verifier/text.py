@@ -72,6 +72,24 @@ STOP_WORDS = frozenset(
     "them their about into over under again further once all any both each few more most other "
     "some such only own same just also s t".split()
 )
+#: Words after which "an" sounds a consonant first ("a Ukrainian", "a European", "a one-off"),
+#: and after which "a" sounds a vowel first ("an hour").
+_CONSONANT_SOUND = re.compile(r"(?:uni|use|usu|uti|uk|uru|ura|eu|one\b|once\b)", re.I)
+_VOWEL_SOUND = re.compile(r"(?:hour|honest|honou?r|heir)", re.I)
+
+
+def indefinite_article(word: str) -> str:
+    """``"a"`` or ``"an"``, as ``word`` sounds first (by its spelling, roughly).
+
+    Example:
+        >>> [indefinite_article(w) for w in ("object", "number", "Italian", "Ukrainian", "hour")]
+        ['an', 'a', 'an', 'a', 'an']
+    """
+    vowel = (word[:1].lower() in tuple("aeiou") and not _CONSONANT_SOUND.match(word)) or \
+        bool(_VOWEL_SOUND.match(word))
+    return "an" if vowel else "a"
+
+
 #: A Markdown footnote reference ("[^1]", "[^note]").
 FOOTNOTE_REF = r"\[\^[^\]\s]+\]"
 #: A citation marker: "[1]", "[2, 3]".

@@ -16,6 +16,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from verifier.checking import is_int, is_real
+from verifier.text import indefinite_article
 
 T = TypeVar("T")
 E = TypeVar("E", bound=Enum)
@@ -94,8 +95,8 @@ def check_sequence_of(name: str, value: Any, kind: type, items: str | None = Non
 
     ``items`` / ``item`` name the kind in the messages ("ClaimVerdict", "a ClaimVerdict").
     """
-    article = "an" if kind.__name__[:1] in "AEIOU" else "a"
-    items, item = items or kind.__name__, item or f"{article} {kind.__name__}"
+    items = items or kind.__name__
+    item = item or f"{indefinite_article(kind.__name__)} {kind.__name__}"
     if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
         raise TypeError(f"{name} must be a sequence of {items}, got {type(value).__name__} "
                         f"{value!r:.80}")
