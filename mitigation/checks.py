@@ -264,7 +264,7 @@ def _other_unit(claim: str, n: Number, found: Sequence[tuple[str, list[Number]]]
 
 def _not_in_evidence(n: Number) -> Finding:
     """The number check's HIGH finding that the evidence gives no value ``n``."""
-    return Finding(NumberCheck.name, "number_not_in_evidence", Severity.HIGH,
+    return Finding(NumberCheck.name, MISSING_NUMBER, Severity.HIGH,
                    f"the number {n.text!r} is not in the evidence",
                    "remove the number or cite a source that gives it", n.text)
 
@@ -1202,7 +1202,7 @@ class EntityCheck:
                          if (_MONTHS[w] not in ev_months if w in _MONTHS else not dated)]
             # (a word that is not in the text at all needs no pattern compiled)
             if words and not all(w in ev and re.search(rf"\b{re.escape(w)}\b", ev)
-                                 for w in words):
+                                 for w in words) and not _initials_of(name, evidence):
                 found = _substitute(claim, name, start, evidence)
                 if found:
                     context, other = found
@@ -1251,6 +1251,22 @@ def _substitute(claim: str, name: str, start: int, evidence: Sequence[str]
     return None
 
 
+
+
+#: Small words an acronym's letters skip ("USA": "United States of America").
+_INITIALS_SKIP = r"(?:(?:of|the|and|for|de|del|du|la|le)\s+)?"
+
+
+def _initials_of(name: str, evidence: Sequence[str]) -> bool:
+    """Whether ``name`` is an acronym of a name an evidence text gives.
+
+    Two to five capitals, each the first letter of a capitalised word in order, small words
+    between them skipped: "NYC" is "New York City", "USA" "United States of America".
+    """
+    if not re.fullmatch(r"[A-Z]{2,5}", name):
+        return False
+    pattern = re.compile(r"\b" + (r"[\w'’-]*\s+" + _INITIALS_SKIP).join(name) + r"[\w'’-]*")
+    return any(pattern.search(text) for text in evidence)
 
 
 def _next_to(spans: Sequence[tuple[int, int]], text: str, start: int, end: int) -> bool:
@@ -1479,6 +1495,9 @@ def load_rules(path: str | Path) -> list[AllowlistRule]:
 #: name (:class:`EntityCheck`) or a kinship, compass, nationality or category term
 #: (:class:`TermCheck`).
 SUBSTITUTIONS = frozenset({"entity_substitution", "term_substitution"})
+#: The number check's finding that the evidence gives no value of the claim's (HIGH): no
+#: contradiction, so the mitigator's balanced mode lets a supported claim with it stand.
+MISSING_NUMBER = "number_not_in_evidence"
 
 DEFAULT_CHECKS: tuple[Check, ...] = (NumberCheck(), DateCheck(), EntityCheck(), TermCheck(),
                                      QuoteCheck())

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from mitigation.checks import (
     DEFAULT_CHECKS,
+    MISSING_NUMBER,
     SUBSTITUTIONS,
     Check,
     Finding,
@@ -496,8 +497,9 @@ class Mitigator:
             unverifiable ones; ``strict`` removes both. (Balanced and lenient differ only in
             that lenient keeps supported claims that the deterministic checks flag HIGH or
             as a likely substitution of a name or term
-            (:data:`~mitigation.checks.SUBSTITUTIONS`); balanced hedges them, strict removes
-            them.)
+            (:data:`~mitigation.checks.SUBSTITUTIONS`); balanced hedges them, but for a
+            number the evidence does not give (:data:`~mitigation.checks.MISSING_NUMBER`),
+            and strict removes them all.)
         max_citations: At most this many numbered sources (by ``source_id``).
         excerpt_chars: Length of a reference's excerpt around the evidence span.
         checks: Deterministic checks run on every verifiable claim.
@@ -594,9 +596,14 @@ class Mitigator:
         if v.status == Status.SUPPORTED:
             # a HIGH finding, or a likely name substitution ("directed by Phillip D'Antoni"
             # where the evidence has "directed by Peter Yates"): MEDIUM, as a name may be
-            # missing for other reasons, but one the evidence names another in its place
-            flagged = [f for f in findings if f.severity == Severity.HIGH
-                       or f.type in SUBSTITUTIONS]
+            # missing for other reasons, but one the evidence names another in its place.
+            # A number the evidence does not give overrules only in strict mode: the
+            # meta-classifier has weighed it (``checks.high``), and a count or a span is
+            # often the evidence's list counted or its dates reckoned ("directed by two
+            # men", "a governor for four years")
+            flagged = [f for f in findings if f.type in SUBSTITUTIONS or (
+                f.severity == Severity.HIGH and (self.strictness == "strict"
+                                                 or f.type != MISSING_NUMBER))]
             if flagged and self.strictness == "strict":
                 return ("removed", "supported overall, but " + flagged[0].message, None,
                         findings, 0)

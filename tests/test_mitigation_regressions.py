@@ -602,6 +602,19 @@ def test_mitigation_dates_at_the_claims_precision(claim: str, evidence: str, fou
      [("entity_not_in_evidence", "Harvey Dent", None)]),
     ("Fist of Legend was directed by Gordon Chan.",
      "Fist of Legend was directed by Gordon Chan .", []),
+    # an acronym of a name the evidence gives is that name (bench_mitigation.py, 1,000 drafts)
+    ("Vera Wang is based in NYC.",
+     "Vera Wang is an American fashion designer based in New York City .", []),
+    ("He was declared a suspect by the FBI.",
+     "The Federal Bureau of Investigation declared him a suspect .", []),
+    ("He lives in the USA.", "He lives in the United States of America .", []),
+    # another name's initials, lower-case words, or a name longer than an acronym are not
+    ("Vera Wang is based in NYC.", "Vera Wang is a designer based in Los Angeles .",
+     [("entity_substitution", "NYC", "Los Angeles")]),
+    ("The NBA ruled on it.", "The national basketball association ruled on it .",
+     [("entity_not_in_evidence", "NBA", None)]),
+    ("The ABCDEF ruled on it.", "The Alpha Beta Chi Delta Epsilon Foxtrot ruled on it .",
+     [("entity_not_in_evidence", "ABCDEF", None)]),
 ])
 def test_mitigation_entity_substitution(claim: str, evidence: str, found) -> None:
     assert _found(claim, evidence) == found
@@ -635,6 +648,27 @@ def test_mitigation_a_supported_claim_with_a_likely_substitution_is_not_cited(
     ev = _ev("Bullitt was produced by Philip D'Antoni .")
     assert Mitigator(strictness).mitigate(draft, [_v(draft, draft, S, ev)]).edits[0] \
         .action == "cited"
+
+
+@pytest.mark.parametrize(("strictness", "action"), [
+    ("lenient", "cited"), ("balanced", "cited"), ("strict", "removed")])
+def test_mitigation_a_supported_claim_with_a_number_not_in_the_evidence(
+        strictness: str, action: str) -> None:
+    # true claims the verifier supported were hedged in balanced mode for a count the
+    # evidence gives as a list ("directed by two men"; bench_mitigation.py, 1,000 drafts: 17
+    # true claims and 2 planted ones): only a contradiction overrules there now
+    draft = "Sausage Party was directed by two men."
+    ev = _ev("Sausage Party is a 2016 film directed by Conrad Vernon and Greg Tiernan .")
+    edit = Mitigator(strictness).mitigate(draft, [_v(draft, draft, S, ev)]).edits[0]
+    assert [f.type for f in edit.findings if f.severity.value == "HIGH"] == [
+        "number_not_in_evidence"]
+    assert edit.action == action
+    # a value the evidence contradicts still overrules in balanced mode
+    draft = "Nina Jacobson was born in 1966."
+    ev = _ev("Nina Jacobson ( born 1965 ) is an American film executive .")
+    edit = Mitigator(strictness).mitigate(draft, [_v(draft, draft, S, ev)]).edits[0]
+    assert edit.action == {"lenient": "cited", "balanced": "hedged",
+                           "strict": "removed"}[strictness]
 
 
 # 15. words that open ordinary sentences are no names there ("Several people came")
