@@ -26,6 +26,7 @@ from mitigation.values import (
     ERA_AFTER_YEAR,
     ERA_WORDS,
     MONTH_NAMES,
+    NAME_PARTICLES,
     Date,
     Number,
     bound_words,
@@ -1251,21 +1252,19 @@ def _substitute(claim: str, name: str, start: int, evidence: Sequence[str]
     return None
 
 
-
-
-#: Small words an acronym's letters skip ("USA": "United States of America").
-_INITIALS_SKIP = r"(?:(?:of|the|and|for|de|del|du|la|le)\s+)?"
-
-
 def _initials_of(name: str, evidence: Sequence[str]) -> bool:
     """Whether ``name`` is an acronym of a name an evidence text gives.
 
-    Two to five capitals, each the first letter of a capitalised word in order, small words
-    between them skipped: "NYC" is "New York City", "USA" "United States of America".
+    Two to five capitals, each the first letter of a capitalised word in order, a word that
+    may stand inside a name between them (:data:`~mitigation.values.NAME_PARTICLES`, and
+    "for", where :func:`~mitigation.values.find_names` splits an institution's name): "NYC"
+    is "New York City", "USA" "United States of America", "CDC" "Centers for Disease
+    Control".
     """
     if not re.fullmatch(r"[A-Z]{2,5}", name):
         return False
-    pattern = re.compile(r"\b" + (r"[\w'’-]*\s+" + _INITIALS_SKIP).join(name) + r"[\w'’-]*")
+    gap = r"[\w'’-]*\s+(?:(?:" + NAME_PARTICLES + r"|for)\s+)?"
+    pattern = re.compile(r"\b" + gap.join(name) + r"[\w'’-]*")
     return any(pattern.search(text) for text in evidence)
 
 

@@ -601,12 +601,12 @@ class Mitigator:
             # meta-classifier has weighed it (``checks.high``), and a count or a span is
             # often the evidence's list counted or its dates reckoned ("directed by two
             # men", "a governor for four years")
-            flagged = [f for f in findings if f.type in SUBSTITUTIONS or (
-                f.severity == Severity.HIGH and (self.strictness == "strict"
-                                                 or f.type != MISSING_NUMBER))]
+            flagged = [f for f in findings if f.severity == Severity.HIGH
+                       or f.type in SUBSTITUTIONS]
             if flagged and self.strictness == "strict":
                 return ("removed", "supported overall, but " + flagged[0].message, None,
                         findings, 0)
+            flagged = [f for f in flagged if f.type != MISSING_NUMBER]
             if flagged and self.strictness == "balanced":
                 return self._hedged(claim.text, "supported overall, but " + flagged[0].message,
                                     findings)

@@ -207,7 +207,10 @@ _DECADE_IN_WORDS = re.compile(r"\b(?P<c>nineteen|twenty)[\s-]?(?P<d>"
 _QUOTE = re.compile(r"[\"“]([^\"”]*)[\"”]")
 #: Text whose straight double quotes all come doubled (escaped).
 _ALL_DOUBLED = re.compile(r'(?:[^"]|"")*')
-_NAME = re.compile(r"\b(?:[A-Z][\w'’-]*(?:\s+(?:of|de|da|von|van|the|and)\s+|\s+)?)*[A-Z][\w'’-]*")
+#: Lower-case words that may stand between a name's capitalised words ("Bank of America",
+#: "Vincent van Gogh"), as a regex alternation.
+NAME_PARTICLES = "of|de|da|von|van|the|and"
+_NAME = re.compile(r"\b(?:[A-Z][\w'’-]*(?:\s+(?:" + NAME_PARTICLES + r")\s+|\s+)?)*[A-Z][\w'’-]*")
 _POSSESSIVE = re.compile(r"['’]s$")
 _FUNCTION_WORDS = {"The", "A", "An", "It", "He", "She", "They", "This", "That", "These",
                    "Those", "In", "On", "At", "By", "For", "From", "With", "And", "But", "Or",

@@ -608,6 +608,7 @@ def test_mitigation_dates_at_the_claims_precision(claim: str, evidence: str, fou
     ("He was declared a suspect by the FBI.",
      "The Federal Bureau of Investigation declared him a suspect .", []),
     ("He lives in the USA.", "He lives in the United States of America .", []),
+    ("The CDC issued guidance.", "The Centers for Disease Control issued guidance .", []),
     # another name's initials, lower-case words, or a name longer than an acronym are not
     ("Vera Wang is based in NYC.", "Vera Wang is a designer based in Los Angeles .",
      [("entity_substitution", "NYC", "Los Angeles")]),
@@ -655,8 +656,8 @@ def test_mitigation_a_supported_claim_with_a_likely_substitution_is_not_cited(
 def test_mitigation_a_supported_claim_with_a_number_not_in_the_evidence(
         strictness: str, action: str) -> None:
     # true claims the verifier supported were hedged in balanced mode for a count the
-    # evidence gives as a list ("directed by two men"; bench_mitigation.py, 1,000 drafts: 17
-    # true claims and 2 planted ones): only a contradiction overrules there now
+    # evidence gives as a list ("directed by two men"; `bench_mitigation.py --drafts 1000`
+    # listed 17 such true claims): only a contradiction overrules there now
     draft = "Sausage Party was directed by two men."
     ev = _ev("Sausage Party is a 2016 film directed by Conrad Vernon and Greg Tiernan .")
     edit = Mitigator(strictness).mitigate(draft, [_v(draft, draft, S, ev)]).edits[0]
