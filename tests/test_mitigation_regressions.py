@@ -657,7 +657,7 @@ def test_mitigation_a_supported_claim_with_a_number_not_in_the_evidence(
         strictness: str, action: str) -> None:
     # true claims the verifier supported were hedged in balanced mode for a count the
     # evidence gives as a list ("directed by two men"; `bench_mitigation.py --drafts 1000`
-    # listed 17 such true claims): only a contradiction overrules there now
+    # at commit dba9fb2 listed 17 such true claims): only a contradiction overrules there now
     draft = "Sausage Party was directed by two men."
     ev = _ev("Sausage Party is a 2016 film directed by Conrad Vernon and Greg Tiernan .")
     edit = Mitigator(strictness).mitigate(draft, [_v(draft, draft, S, ev)]).edits[0]
