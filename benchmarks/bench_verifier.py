@@ -86,6 +86,14 @@ def collapse(labels: np.ndarray, three_class: bool) -> np.ndarray:
     return np.where(labels == "Supported", "Supported", "Not_Supported")
 
 
+def gold_statuses(rows: Sequence[dict]) -> tuple[np.ndarray, bool]:
+    """The rows' gold statuses in their set's scheme (a 2-class set's not-supported rows as
+    ``Not_Supported``), and whether the set is 3-class (it has ``Insufficient_Info`` rows)."""
+    gold = np.asarray([r["status"] for r in rows], dtype=object)
+    three = bool(np.isin(gold, ["Insufficient_Info"]).any())
+    return collapse(np.where(gold == "Not_Supported", "Contradictory", gold), three), three
+
+
 def confidences(p: np.ndarray, three_class: bool) -> tuple[np.ndarray, np.ndarray]:
     """Most probable label and its probability under the set's scheme (``p`` in STATUSES
     order): what calibration is measured on. Decisions (macro-F1) use each classifier's own
@@ -249,9 +257,7 @@ def main() -> None:
         timing_pool += ex[:16]
         cache = args.cache / "eval.jsonl" if args.cache else None
         rows = collect_features(verifier, ex, cache=cache)
-        gold_s = np.asarray([r["status"] for r in rows], dtype=object)
-        three = bool(np.isin(gold_s, ["Insufficient_Info"]).any())
-        gold = collapse(np.where(gold_s == "Not_Supported", "Contradictory", gold_s), three)
+        gold, three = gold_statuses(rows)
         res: dict[str, Any] = {"n": len(rows),
                                "scheme": "3-class" if three else "supported vs rest"}
         preds = {"nli": collapse(nli_rule(rows, verifier), three)}

@@ -11,7 +11,16 @@ import pytest
 from sklearn.metrics import f1_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from bench_verifier import bootstrap_margin  # noqa: E402
+from bench_verifier import bootstrap_margin, gold_statuses  # noqa: E402
+
+
+def test_gold_statuses_read_each_sets_scheme() -> None:
+    three = [{"status": s} for s in ("Supported", "Contradictory", "Insufficient_Info")]
+    gold, is_three = gold_statuses(three)
+    assert is_three and gold.tolist() == ["Supported", "Contradictory", "Insufficient_Info"]
+    two = [{"status": s} for s in ("Supported", "Not_Supported", "Contradictory")]
+    gold, is_three = gold_statuses(two)
+    assert not is_three and gold.tolist() == ["Supported", "Not_Supported", "Not_Supported"]
 
 
 def test_equal_predictions_give_a_zero_interval_and_never_ahead() -> None:

@@ -333,3 +333,144 @@ def test_pack_weights_refuses_a_small_cap_missing_parts_and_a_used_folder(tmp_pa
     pw.pack(base, tmp_path / "twice", max_mib=0.02, min_side=16, drop=())
     with pytest.raises(FileExistsError, match="already holds packed parts"):
         pw.pack(base, tmp_path / "twice", max_mib=1.0, min_side=16, drop=())
+
+
+def _tiny_causal_lm() -> object:
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=50, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                      num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=64)
+    return LlamaForCausalLM(cfg).eval()
+
+
+def test_claim_logprobs_batched_equal_each_pair_read_alone() -> None:
+    import torch
+
+    cs = _recipe("compare_stage_one")
+    model = _tiny_causal_lm()
+    seqs = [([3, 4, 5, 6, 7, 8], [9, 10]), ([11], [12, 13, 14]), ([15, 16, 17], [18]),
+            ([2, 3], [4, 5, 6, 7])]
+    got = cs.claim_logprobs(model, seqs, batch_size=3)  # padded on the right, by length
+    for (prompt, cont), lp in zip(seqs, got, strict=True):
+        with torch.no_grad():
+            logits = model(input_ids=torch.tensor([prompt + cont])).logits[0]
+        want = torch.log_softmax(logits, -1)[torch.arange(len(prompt) - 1,
+                                                          len(prompt) + len(cont) - 1),
+                                             torch.tensor(cont)].numpy()
+        assert lp.shape == (len(cont),)
+        np.testing.assert_allclose(lp, want, atol=1e-4)
+
+
+def test_lm_gain_features_and_inputs() -> None:
+    from verifier.datasets import Example
+
+    cs = _recipe("compare_stage_one")
+    f = cs.gain_features(np.array([-1.0, -2.0]), np.array([-3.0, -1.0]))
+    assert f == {"lm.gain_mean": 0.5, "lm.gain_min": -1.0, "lm.conditioned_mean": -1.5,
+                 "lm.unconditioned_mean": -2.0}
+
+    def tok(text: str, add_special_tokens: bool = False) -> dict:
+        return {"input_ids": [ord(c) for c in text]}
+
+    e = Example("1", "Paris is in France " * 10, "Paris is a city in France. It is big.",
+                "SUPPORTS", "fever", "eval")
+    cond, bare, claim = cs.lm_inputs(tok, e)
+    assert bare == [ord(c) for c in "Claim:"]
+    assert len(claim) == cs.LM_CLAIM_TOKENS and claim[0] == ord(" ")
+    assert "".join(map(chr, cond)).startswith("Evidence: ") and "France" in "".join(map(chr, cond))
+    assert "".join(map(chr, cond)).endswith("\nClaim:")
+    for claim, evidence in (("Paris.", " "), (" ", "Paris is big.")):
+        assert cs.lm_inputs(tok, Example("2", claim, evidence, "SUPPORTS", "fever", "eval")) \
+            is None
+
+
+def test_lm_gain_reads_its_cache_without_loading_the_model(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    import rag.generation
+    from verifier.datasets import Example
+
+    cs = _recipe("compare_stage_one")
+    examples = [Example(str(i), f"claim {i}", f"evidence {i}.", "SUPPORTS", "fever", "eval")
+                for i in range(2)]
+    cache = tmp_path / "lm.jsonl"
+    values = [dict.fromkeys(cs.LM_FEATURES, 0.25), dict.fromkeys(cs.LM_FEATURES, None)]
+    cache.write_text("".join(json.dumps({"key": cs._lm_key(e), "features": v}) + "\n"
+                             for e, v in zip(examples, values, strict=True)))
+
+    def no_model(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the model was loaded for cached examples")
+
+    monkeypatch.setattr(rag.generation, "HFGenerator", no_model)
+    got = cs.lm_gain(examples, cache=cache)
+    assert got[0] == dict.fromkeys(cs.LM_FEATURES, 0.25)
+    assert all(np.isnan(v) for v in got[1].values())
+
+
+def test_compare_calibration_platt_is_the_shipped_sigmoid() -> None:
+    from verifier.meta import _apply_calibrator, _fit_calibrator
+
+    cc = _recipe("compare_calibration")
+    rng = np.random.default_rng(0)
+    s = rng.uniform(0.01, 0.99, 400)
+    t = (rng.uniform(size=400) < s ** 0.5).astype(float)
+    X = np.column_stack([rng.normal(size=400), rng.uniform(1, 5, 400)])
+    want = _apply_calibrator(_fit_calibrator(s, t, "sigmoid"), s)
+    np.testing.assert_allclose(cc.fit_platt([s], t, [1.0], X)(s, X), want, atol=1e-6)
+    # two halves of the same scores are the scores once
+    np.testing.assert_allclose(cc.fit_platt([s, s], t, [0.5, 0.5], X)(s, X), want, atol=1e-6)
+    # a covariate that sets the rows apart moves their probabilities apart
+    u = np.where(np.arange(400) % 2 == 0, 1.0, -1.0)
+    t2 = np.where(u > 0, 1.0, t)
+    both = cc.fit_platt([s], t2, [1.0], X, lambda Xm: np.where(
+        np.arange(len(Xm)) % 2 == 0, 1.0, -1.0))(s, X)
+    assert both[u > 0].mean() > 0.95 > both[u < 0].mean()
+    with pytest.raises(ValueError, match="kind must be"):
+        cc.covariate(["align.log_evidence_tokens"], "length")
+
+
+def _tiny_status_classifier() -> object:
+    from verifier.meta import StatusClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2))
+    y = np.where(X[:, 0] > 0.3, "Supported",
+                 np.where(X[:, 1] > 0, "Contradictory", "Insufficient_Info")).astype(object)
+    return StatusClassifier(["a", "b"], C=1.0, calibration="sigmoid", cv=3,
+                            estimator="logistic").fit(X, y)
+
+
+def test_compare_calibration_swaps_stage_one_calibration_only() -> None:
+    cc = _recipe("compare_calibration")
+    model = _tiny_status_classifier()
+    X = np.random.default_rng(1).normal(size=(50, 2))
+    before = model.predict_proba(X)
+    own = model.support_.predict_proba(X)[:, list(model.support_.classes_).index("Supported")]
+    same = cc.with_calibration(model, lambda raw, Xm: own, model.support_threshold_)
+    np.testing.assert_allclose(same.predict_proba(X), before, atol=1e-12)
+    flat = cc.with_calibration(model, lambda raw, Xm: np.full(len(Xm), 0.9), 0.95)
+    p = flat.predict_proba(X)
+    np.testing.assert_allclose(p[:, 2], 0.9)
+    # stage two splits the rest as fitted
+    q = model.refute_.predict_proba(X)[:, list(model.refute_.classes_).index("Contradictory")]
+    np.testing.assert_allclose(p[:, 0], 0.1 * q, atol=1e-12)
+    assert "Supported" not in set(flat.predict(X).tolist())  # its cut, 0.95, is not reached
+    np.testing.assert_allclose(model.predict_proba(X), before)  # the model is left as it is
+
+
+def test_compare_calibration_scores_a_set_as_the_benchmark() -> None:
+    cc = _recipe("compare_calibration")
+    model = _tiny_status_classifier()
+    rows = [{"status": s, "features": {"a": 0.0, "b": 0.0}}
+            for s in ("Supported", "Supported", "Not_Supported", "Not_Supported")]
+    s = np.array([0.8, 0.4, 0.6, 0.1])
+    fixed = cc.with_calibration(model, lambda raw, Xm: s, 0.5)
+    # cut 0.5: rows 1 and 4 right, rows 2 and 3 wrong -> macro-F1 0.5
+    got = cc.score_set(fixed, rows)
+    assert got["macro_f1"] == 50.0
+    # supported vs rest: confidences 0.8, 0.6, 0.6, 0.9 against accuracy 0.5
+    assert got["gap"] == pytest.approx((0.8 + 0.6 + 0.6 + 0.9) / 4 - 0.5, abs=1e-4)
+    assert cc.score_set(cc.with_calibration(model, lambda raw, Xm: s, 0.35), rows)[
+        "macro_f1"] > got["macro_f1"]

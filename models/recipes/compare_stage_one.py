@@ -9,7 +9,8 @@ and the margin over the NLI threshold rule). The eval splits choose nothing here
 rule is the CV lead.
 
     python models/recipes/compare_stage_one.py --train-cache DIR --eval-cache DIR
-        [--variants recipe detail bagged hist hist_monotone reverse] [--out FILE]
+        [--variants recipe detail bagged hist hist_monotone reverse lm_gain] [--out FILE]
+        [--lm-cache FILE]
 
 ``--train-cache``: ``train_meta.py --cache``'s folder; ``--eval-cache``: ``bench_verifier.py
 --cache``'s. Both must hold the features of the code this runs on (a cache of other code
@@ -35,14 +36,27 @@ Variants (stage two stays the recipe's logistic regression):
   evidence text). Its result also holds, per eval set, the AUROC for ``Supported`` of the
   forward reading's entailment minus contradiction and of that plus the reverse one's
   (``auroc_supported``).
+- ``lm_gain``: the recipe plus what the evidence does to the embedded generator's
+  (SmolLM2-135M) teacher-forced log-probs of the claim (:data:`LM_FEATURES`,
+  :func:`lm_gain`): each claim token's log-prob after ``"Evidence: <its top sentences>\n
+  Claim:"`` minus after ``"Claim:"`` alone (pointwise mutual information of the claim and
+  its evidence), its mean and minimum over the claim's tokens, and the two mean log-probs.
+  The evidence is the claim's :data:`LM_SENTENCES` sentences of highest lexical recall, best
+  first, cut at :data:`LM_EVIDENCE_TOKENS` tokens. The rows of the labelled sets get them
+  (bf16, two model calls a row: ~100 minutes for the train and eval rows on a 2-core CPU;
+  ``--lm-cache`` keeps each pair's scores, so a stopped run resumes); the pipeline rows do
+  not (``NaN``, as for ``reverse``). Its result also holds, per eval set, the AUROC for
+  ``Supported`` of the NLI row's entailment minus contradiction and of each LM feature
+  (``auroc_supported``).
 
-The variants other than ``recipe``, ``detail`` and ``reverse`` are not exportable to the
-shipped JSON format; they live in this script only.
+The variants other than ``recipe``, ``detail``, ``reverse`` and ``lm_gain`` are not exportable
+to the shipped JSON format; they live in this script only.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import logging
 import math
@@ -66,14 +80,13 @@ from verifier.training import (
     PIPELINE_SET,
     collect_features,
     feature_array,
-    fold_of,
     sample_examples,
 )
 from verifier.types import Evidence
 from verifier.verify import Verifier, _logit, all_features
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent.parent / "benchmarks"))
+sys.path[:0] = [str(HERE), str(HERE.parent.parent / "benchmarks")]  # train_meta, bench_*
 import bench_verifier as bv  # noqa: E402
 import train_meta as tm  # noqa: E402
 
@@ -95,12 +108,17 @@ FALLING = frozenset({
     "nli.chunk_max_contradiction", "align.number_conflict", "align.date_conflict",
     "align.negation_mismatch", "checks.findings", "checks.high", "checks.substitution",
     "x.contradiction_recall"})
-VARIANTS = ("recipe", "detail", "bagged", "hist", "hist_monotone", "reverse")
+VARIANTS = ("recipe", "detail", "bagged", "hist", "hist_monotone", "reverse", "lm_gain")
 #: The variants whose stage one is the recipe's boosted trees (their features differ).
-_RECIPE_TREES = ("recipe", "detail", "reverse")
+_RECIPE_TREES = ("recipe", "detail", "reverse", "lm_gain")
 #: The ``reverse`` variant's features (:func:`reverse_nli`).
 REVERSE_FEATURES = ("rev.entailment", "rev.contradiction", "rev.logit_entailment",
                     "rev.logit_contradiction")
+#: The ``lm_gain`` variant's features (:func:`lm_gain`).
+LM_FEATURES = ("lm.gain_mean", "lm.gain_min", "lm.conditioned_mean", "lm.unconditioned_mean")
+#: Evidence sentences (highest lexical recall of the claim first) and the token budget of
+#: the ``lm_gain`` prompt; the claim's own tokens are cut at :data:`LM_CLAIM_TOKENS`.
+LM_SENTENCES, LM_EVIDENCE_TOKENS, LM_CLAIM_TOKENS = 5, 200, 80
 #: The recipe's tree size (``verifier.meta.MetaClassifier``'s defaults).
 _TREES = {"max_leaf_nodes": 15, "min_samples_leaf": 40, "learning_rate": 0.1}
 
@@ -137,6 +155,131 @@ def reverse_nli(verifier: Verifier, examples: Sequence[Example]) -> list[dict[st
         logger.warning("reverse NLI: %d of %d examples NaN (%d with no evidence sentence, %d "
                        "pairs the model cannot read)", len(examples) - len(pairs) + unread,
                        len(examples), len(examples) - len(pairs), unread)
+    return out
+
+
+def _lm_key(e: Example) -> str:
+    """Cache key of an example's ``lm_gain`` scores (its texts and the prompt's limits)."""
+    text = json.dumps([e.claim, e.evidence_text, LM_SENTENCES, LM_EVIDENCE_TOKENS,
+                       LM_CLAIM_TOKENS])
+    return hashlib.sha1(text.encode()).hexdigest()
+
+
+def lm_inputs(tokenizer: Any, e: Example) -> tuple[list[int], list[int], list[int]] | None:
+    """Token ids of the evidence prompt, of the bare prompt and of the claim (cut at
+    :data:`LM_CLAIM_TOKENS`); ``None`` for a blank claim or evidence without a sentence."""
+    if not e.claim.strip() or not e.evidence_text.strip():
+        return None
+    top = top_sentences(e.claim, [Evidence(e.evidence_text, "evidence")], LM_SENTENCES)
+    if not top:
+        return None
+    claim = tokenizer(" " + e.claim.strip(), add_special_tokens=False)["input_ids"]
+    ids = tokenizer(" ".join(top), add_special_tokens=False)["input_ids"]
+    head, tail, bare = (tokenizer(t, add_special_tokens=False)["input_ids"]
+                        for t in ("Evidence: ", "\nClaim:", "Claim:"))
+    return head + ids[:LM_EVIDENCE_TOKENS] + tail, bare, claim[:LM_CLAIM_TOKENS]
+
+
+def claim_logprobs(model: Any, seqs: Sequence[tuple[list[int], list[int]]], *,
+                   batch_size: int = 8) -> list[np.ndarray]:
+    """Teacher-forced log-prob of each continuation token after its prompt, for
+    ``(prompt ids, continuation ids)`` pairs (batched by length, padded on the right; the
+    body runs in the model's dtype, the output layer in fp32). In bf16 a token's figure moves
+    with its batch's padding by up to ~0.25 (24 FRANK and FEVER pairs, batched against one
+    by one); in fp32 the two agree (tested)."""
+    import torch
+
+    out: list[np.ndarray] = [np.empty(0)] * len(seqs)
+    lm_head = model.get_output_embeddings()
+    weight = lm_head.weight.detach().float()
+    bias = None if lm_head.bias is None else lm_head.bias.detach().float()
+    order = sorted(range(len(seqs)), key=lambda i: len(seqs[i][0]) + len(seqs[i][1]))
+    for start in range(0, len(order), batch_size):
+        idx = order[start:start + batch_size]
+        width = max(len(seqs[i][0]) + len(seqs[i][1]) for i in idx)
+        ids = torch.zeros((len(idx), width), dtype=torch.long)
+        mask = torch.zeros_like(ids)
+        for r, i in enumerate(idx):
+            row = seqs[i][0] + seqs[i][1]
+            ids[r, :len(row)] = torch.tensor(row)
+            mask[r, :len(row)] = 1
+        with torch.inference_mode():  # the body in the model's dtype, the head in fp32
+            hidden = model.base_model(input_ids=ids, attention_mask=mask).last_hidden_state
+        for r, i in enumerate(idx):
+            prompt, cont = seqs[i]
+            h = hidden[r, len(prompt) - 1:len(prompt) + len(cont) - 1].float()
+            logits = torch.nn.functional.linear(h, weight, bias)
+            lp = torch.log_softmax(logits, dim=-1)[torch.arange(len(cont)), torch.tensor(cont)]
+            out[i] = lp.numpy().astype(np.float64)
+    return out
+
+
+def gain_features(conditioned: np.ndarray, bare: np.ndarray) -> dict[str, float]:
+    """:data:`LM_FEATURES` of one claim from its tokens' log-probs with and without the
+    evidence."""
+    gain = conditioned - bare
+    return {"lm.gain_mean": float(gain.mean()), "lm.gain_min": float(gain.min()),
+            "lm.conditioned_mean": float(conditioned.mean()),
+            "lm.unconditioned_mean": float(bare.mean())}
+
+
+def lm_gain(examples: Sequence[Example], *, cache: Path | None = None, chunk: int = 256
+            ) -> list[dict[str, float]]:
+    """:data:`LM_FEATURES` of each example, from the embedded generator in bf16; ``NaN``
+    where :func:`lm_inputs` gives none. ``cache``: a JSONL file of the scores by example
+    (read first, appended to chunk by chunk)."""
+    keys = [_lm_key(e) for e in examples]
+    done: dict[str, dict[str, float]] = {}
+    if cache is not None and cache.exists():
+        for line in cache.read_text(encoding="utf-8").splitlines():
+            rec = json.loads(line)
+            done[rec["key"]] = {k: math.nan if v is None else v
+                                for k, v in rec["features"].items()}
+    todo = sorted({k: i for i, k in enumerate(keys) if k not in done}.values())
+    if todo:
+        import torch
+
+        from rag.generation import HFGenerator
+
+        gen = HFGenerator()
+        gen.warm_up()
+        tokenizer, model = gen._tokenizer, gen._model.to(torch.bfloat16)
+        t0 = time.perf_counter()
+        for start in range(0, len(todo), chunk):
+            part = todo[start:start + chunk]
+            inputs = [lm_inputs(tokenizer, examples[i]) for i in part]
+            read = [(i, x) for i, x in zip(part, inputs, strict=True) if x is not None]
+            cond = claim_logprobs(model, [(x[0], x[2]) for _, x in read])
+            bare = claim_logprobs(model, [(x[1], x[2]) for _, x in read])
+            new = {keys[i]: dict.fromkeys(LM_FEATURES, math.nan) for i in part}
+            for (i, _), a, b in zip(read, cond, bare, strict=True):
+                new[keys[i]] = gain_features(a, b)
+            done.update(new)
+            if cache is not None:
+                with cache.open("a", encoding="utf-8") as f:
+                    for k, v in new.items():
+                        f.write(json.dumps({"key": k, "features": {
+                            n: None if math.isnan(x) else x for n, x in v.items()}}) + "\n")
+            logger.info("lm_gain: %d/%d examples, %.0f s", min(start + chunk, len(todo)),
+                        len(todo), time.perf_counter() - t0)
+    return [done[k] for k in keys]
+
+
+def _auroc_supported(evals: dict[str, list[dict[str, Any]]], extra: Sequence[str]
+                     ) -> dict[str, dict[str, float]]:
+    """Per eval set, the AUROC for ``Supported`` of the NLI row's entailment minus
+    contradiction (``forward``) and of each feature in ``extra`` (rows where it is known)."""
+    out = {}
+    for name, rows in evals.items():
+        X = feature_array(rows, ["nli.entailment", "nli.contradiction", *extra])
+        y = np.array([r["status"] == "Supported" for r in rows])
+        forward = X[:, 0] - X[:, 1]
+        ok = ~np.isnan(forward)
+        res = {"forward": round(float(roc_auc_score(y[ok], forward[ok])), 3)}
+        for j, f in enumerate(extra, start=2):
+            ok = ~np.isnan(X[:, j])
+            res[f] = round(float(roc_auc_score(y[ok], X[ok, j])), 3)
+        out[name] = res
     return out
 
 
@@ -229,14 +372,14 @@ def main() -> None:
     ap.add_argument("--eval-cache", type=Path, required=True)
     ap.add_argument("--variants", nargs="+", choices=VARIANTS, default=list(VARIANTS))
     ap.add_argument("--out", type=Path, default=None, help="JSON of the figures")
+    ap.add_argument("--lm-cache", type=Path, default=None,
+                    help="JSONL of the lm_gain variant's scores (read, then appended to)")
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     verifier = Verifier(meta=None, alignment_classifier=None)
     rows, examples = tm.training_rows(verifier, limit=tm.RECIPE["limit"],
                                       cache=args.train_cache)
-    y = np.array([r["status"] for r in rows], dtype=object)
-    groups = np.array([r["dataset"] for r in rows], dtype=object)
-    folds = np.array([fold_of(e) for e in examples])
+    y, groups, folds = tm.row_labels(rows, examples)
     base = [f for f in tm.features_for(tm.GROUPS["ensemble"], rows)
             if f not in NLI_DETAIL_FEATURES]
     # the detail features where all_features() puts them (a tree's ties follow column order)
@@ -245,24 +388,26 @@ def main() -> None:
     evals = {name: collect_features(verifier, sample_examples(name, "eval", None),
                                     cache=args.eval_cache / "eval.jsonl")
              for name in META_SETS}
-    if "reverse" in args.variants:
-        labelled = [i for i, r in enumerate(rows) if r["dataset"] != PIPELINE_SET]
-        extra = [dict.fromkeys(REVERSE_FEATURES, math.nan) for _ in rows]
-        for i, x in zip(labelled, reverse_nli(verifier, [examples[i] for i in labelled]),
-                        strict=True):
+    extras = {"reverse": (REVERSE_FEATURES, lambda ex: reverse_nli(verifier, ex)),
+              "lm_gain": (LM_FEATURES, lambda ex: lm_gain(ex, cache=args.lm_cache))}
+    labelled = [i for i, r in enumerate(rows) if r["dataset"] != PIPELINE_SET]
+    extended: dict[str, tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]]]] = {}
+    for variant, (features, score) in extras.items():
+        if variant not in args.variants:
+            continue
+        extra = [dict.fromkeys(features, math.nan) for _ in rows]
+        for i, x in zip(labelled, score([examples[i] for i in labelled]), strict=True):
             extra[i] = x
-        reversed_rows = _with_features(rows, extra)
-        reversed_evals = {name: _with_features(erows, reverse_nli(
-            verifier, sample_examples(name, "eval", None))) for name, erows in evals.items()}
-    params = {"C": tm.RECIPE["C"], "calibration": tm.RECIPE["calibration"], "cv": 5,
-              "estimator": "boosting", "refute_estimator": tm.RECIPE["refute_estimator"]}
+        extended[variant] = (_with_features(rows, extra), {
+            name: _with_features(erows, score(sample_examples(name, "eval", None)))
+            for name, erows in evals.items()})
+    params = tm.ENSEMBLE_FIT
     out: dict[str, Any] = {}
     recipe_folds = None
     for variant in ["recipe", *[v for v in args.variants if v != "recipe"]]:
         names = (detail if variant == "detail" else
-                 [*base, *REVERSE_FEATURES] if variant == "reverse" else base)
-        vrows, vevals = ((reversed_rows, reversed_evals) if variant == "reverse"
-                         else (rows, evals))
+                 [*base, *extras[variant][0]] if variant in extras else base)
+        vrows, vevals = extended.get(variant, (rows, evals))
         X = feature_array(vrows, names)
         t0 = time.perf_counter()
         with _keep_estimators(variant):
@@ -277,10 +422,7 @@ def main() -> None:
                 res["cv_lead"], res["cv_lead_se"] = round(lead, 2), round(se, 2)
             ens, nli = {}, {}
             for name, erows in vevals.items():
-                gold_s = np.asarray([r["status"] for r in erows], dtype=object)
-                three = bool(np.isin(gold_s, ["Insufficient_Info"]).any())
-                gold = bv.collapse(np.where(gold_s == "Not_Supported", "Contradictory",
-                                            gold_s), three)
+                gold, three = bv.gold_statuses(erows)
                 labels = sorted(set(gold.tolist()))
                 pred = bv.collapse(model.predict(feature_array(erows, names)).astype(object),
                                    three)
@@ -296,6 +438,8 @@ def main() -> None:
         res["seconds"] = round(time.perf_counter() - t0)
         if variant == "reverse":
             res["auroc_supported"] = _reverse_auroc(vevals)
+        elif variant == "lm_gain":
+            res["auroc_supported"] = _auroc_supported(vevals, LM_FEATURES)
         out[variant] = res
         print(f"{variant:14s} CV {cv['mean']:.2f}"
               + (f" (lead {res['cv_lead']:+.2f}, SE {res['cv_lead_se']:.2f})"

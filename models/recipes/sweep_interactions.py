@@ -35,6 +35,7 @@ from train_meta import (
     features_for,
     loso_macro_f1,
     paired_lead,
+    row_labels,
     training_rows,
 )
 
@@ -43,7 +44,6 @@ from verifier.training import (
     META_SETS,
     collect_features,
     feature_array,
-    fold_of,
     sample_examples,
 )
 from verifier.verify import Verifier
@@ -109,9 +109,7 @@ def main() -> None:
     logging.basicConfig(level=logging.WARNING)
     verifier = Verifier(meta=None, alignment_classifier=None)
     rows, examples = training_rows(verifier, limit=RECIPE["limit"], cache=args.cache)
-    y = np.array([r["status"] for r in rows], dtype=object)
-    groups = np.array([r["dataset"] for r in rows], dtype=object)
-    folds = np.array([fold_of(e) for e in examples])
+    y, groups, folds = row_labels(rows, examples)
     evals = {} if args.eval_cache is None else {
         name: collect_features(verifier, sample_examples(name, "eval", 600),
                                cache=args.eval_cache / "eval.jsonl") for name in META_SETS}

@@ -41,11 +41,12 @@ from train_meta import (
     cv_folds,
     features_for,
     paired_lead,
+    row_labels,
     training_rows,
 )
 
 from verifier.meta import ESTIMATORS
-from verifier.training import feature_array, fold_of
+from verifier.training import feature_array
 from verifier.verify import Verifier
 
 logger = logging.getLogger("sweep_meta")
@@ -81,9 +82,7 @@ def main() -> None:
     runs = []
     for limit in args.limits:
         rows, examples = training_rows(verifier, limit=limit, cache=args.cache)
-        y = np.array([r["status"] for r in rows], dtype=object)
-        groups = np.array([r["dataset"] for r in rows], dtype=object)
-        folds = np.array([fold_of(e) for e in examples])
+        y, groups, folds = row_labels(rows, examples)
         names = features_for(GROUPS["ensemble"], rows)
         X = feature_array(rows, names)
         for C, cal, weighting in itertools.product(*GRID.values()):

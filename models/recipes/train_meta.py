@@ -58,6 +58,11 @@ PIPELINE_CLAIMS = 2000
 #: The recipe's options (the command line's defaults; ``sweep_meta.py`` re-checks them).
 RECIPE: dict[str, Any] = {"limit": 800, "C": 0.1, "calibration": "sigmoid", "weighting": "none",
                           "refute_estimator": "logistic", "support_estimator": "auto"}
+#: The shipped ensemble's fit as the comparison scripts refit it: the recipe, with the stage
+#: one ``--support-estimator auto`` chose for it (boosted trees; ``../meta/training_log.json``).
+ENSEMBLE_FIT: dict[str, Any] = {"C": RECIPE["C"], "calibration": RECIPE["calibration"], "cv": 5,
+                                "estimator": "boosting",
+                                "refute_estimator": RECIPE["refute_estimator"]}
 
 def _group(*prefixes: str, exclude: tuple[str, ...] = ()) -> tuple[str, ...]:
     return tuple(f for f in all_features()
@@ -225,6 +230,15 @@ def usable(names: tuple[str, ...], X: np.ndarray) -> list[str]:
     return keep
 
 
+def row_labels(rows: list[dict], examples: list[Example]
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each training row's status, data set (the calibration folds' groups) and evidence
+    fold (the cross-validation's, :func:`verifier.training.fold_of`)."""
+    y = np.array([r["status"] for r in rows], dtype=object)
+    groups = np.array([r["dataset"] for r in rows], dtype=object)
+    return y, groups, np.array([fold_of(e) for e in examples])
+
+
 def training_rows(verifier: Verifier, *, limit: int, cache: Path | None,
                   nli_holdout_only: bool = False, pipeline_claims: int = PIPELINE_CLAIMS
                   ) -> tuple[list[dict], list[Example]]:
@@ -295,9 +309,7 @@ def main() -> None:
     rows, examples = training_rows(verifier, limit=args.limit, cache=args.cache,
                                    nli_holdout_only=args.nli_holdout,
                                    pipeline_claims=args.pipeline_claims)
-    y = np.array([r["status"] for r in rows], dtype=object)
-    groups = np.array([r["dataset"] for r in rows], dtype=object)
-    folds = np.array([fold_of(e) for e in examples])
+    y, groups, folds = row_labels(rows, examples)
     args.out.mkdir(parents=True, exist_ok=True)
     log = {"limit": args.limit, "pipeline_claims": args.pipeline_claims, "rows": len(rows),
            "rows_per_set": dict(Counter(r["dataset"] for r in rows)),
