@@ -43,7 +43,7 @@ Variants (stage two stays the recipe's logistic regression):
   its evidence), its mean and minimum over the claim's tokens, and the two mean log-probs.
   The evidence is the claim's :data:`LM_SENTENCES` sentences of highest lexical recall, best
   first, cut at :data:`LM_EVIDENCE_TOKENS` tokens. The rows of the labelled sets get them
-  (bf16, two model calls a row: ~100 minutes for the train and eval rows on a 2-core CPU;
+  (bf16, two model calls a row: ~80 minutes for the train and eval rows on a 2-core CPU;
   ``--lm-cache`` keeps each pair's scores, so a stopped run resumes); the pipeline rows do
   not (``NaN``, as for ``reverse``). Its result also holds, per eval set, the AUROC for
   ``Supported`` of the NLI row's entailment minus contradiction and of each LM feature
