@@ -94,6 +94,15 @@ def gold_statuses(rows: Sequence[dict]) -> tuple[np.ndarray, bool]:
     return collapse(np.where(gold == "Not_Supported", "Contradictory", gold), three), three
 
 
+def eval_rows(verifier: Verifier, cache: Path | None, limit: int | None = None
+              ) -> dict[str, list[dict]]:
+    """Feature rows of each set's eval split (all of it, or a fixed sample of ``limit``),
+    from ``cache``'s ``eval.jsonl`` when given (this script's ``--cache`` folder)."""
+    return {name: collect_features(verifier, sample_examples(name, "eval", limit),
+                                   cache=None if cache is None else cache / "eval.jsonl")
+            for name in META_SETS}
+
+
 def confidences(p: np.ndarray, three_class: bool) -> tuple[np.ndarray, np.ndarray]:
     """Most probable label and its probability under the set's scheme (``p`` in STATUSES
     order): what calibration is measured on. Decisions (macro-F1) use each classifier's own

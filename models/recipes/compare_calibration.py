@@ -48,7 +48,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score
 
 from verifier.meta import MetaClassifier, StatusClassifier, _best_threshold
-from verifier.training import META_SETS, collect_features, feature_array, sample_examples
+from verifier.training import feature_array
 from verifier.verify import Verifier
 
 HERE = Path(__file__).resolve().parent
@@ -152,14 +152,10 @@ def main() -> None:
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     verifier = Verifier(meta=None, alignment_classifier=None)
-    rows, examples = tm.training_rows(verifier, limit=tm.RECIPE["limit"],
-                                      cache=args.train_cache)
-    y, groups, folds = tm.row_labels(rows, examples)
+    rows, examples, y, groups, folds = tm.recipe_rows(verifier, args.train_cache)
     names = tm.features_for(tm.GROUPS["ensemble"], rows)
     X = feature_array(rows, names)
-    evals = {name: collect_features(verifier, sample_examples(name, "eval", None),
-                                    cache=args.eval_cache / "eval.jsonl")
-             for name in META_SETS}
+    evals = bv.eval_rows(verifier, args.eval_cache)
     params = tm.ENSEMBLE_FIT
     model = StatusClassifier(names, **params).fit(X, y, groups=groups)
     supported = (y == "Supported").astype(float)

@@ -76,9 +76,7 @@ from verifier.alignment import top_sentences
 from verifier.datasets import Example
 from verifier.nli import PairInputError
 from verifier.training import (
-    META_SETS,
     PIPELINE_SET,
-    collect_features,
     feature_array,
     sample_examples,
 )
@@ -377,17 +375,13 @@ def main() -> None:
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     verifier = Verifier(meta=None, alignment_classifier=None)
-    rows, examples = tm.training_rows(verifier, limit=tm.RECIPE["limit"],
-                                      cache=args.train_cache)
-    y, groups, folds = tm.row_labels(rows, examples)
+    rows, examples, y, groups, folds = tm.recipe_rows(verifier, args.train_cache)
     base = [f for f in tm.features_for(tm.GROUPS["ensemble"], rows)
             if f not in NLI_DETAIL_FEATURES]
     # the detail features where all_features() puts them (a tree's ties follow column order)
     detail = tm.features_for(tuple(f for f in all_features()
                                    if f in base or f in NLI_DETAIL_FEATURES), rows)
-    evals = {name: collect_features(verifier, sample_examples(name, "eval", None),
-                                    cache=args.eval_cache / "eval.jsonl")
-             for name in META_SETS}
+    evals = bv.eval_rows(verifier, args.eval_cache)
     extras = {"reverse": (REVERSE_FEATURES, lambda ex: reverse_nli(verifier, ex)),
               "lm_gain": (LM_FEATURES, lambda ex: lm_gain(ex, cache=args.lm_cache))}
     labelled = [i for i, r in enumerate(rows) if r["dataset"] != PIPELINE_SET]

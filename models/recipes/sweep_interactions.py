@@ -35,17 +35,11 @@ from train_meta import (
     features_for,
     loso_macro_f1,
     paired_lead,
-    row_labels,
-    training_rows,
+    recipe_rows,
 )
 
 from verifier.meta import StatusClassifier
-from verifier.training import (
-    META_SETS,
-    collect_features,
-    feature_array,
-    sample_examples,
-)
+from verifier.training import META_SETS, collect_features, feature_array, sample_examples
 from verifier.verify import Verifier
 
 HERE = Path(__file__).resolve().parent
@@ -77,16 +71,14 @@ def eval_scores(model: StatusClassifier, evals: dict[str, list[dict[str, Any]]],
     """Mean macro-F1 over the eval sets and the sets whose ECE exceeds 0.05."""
     if str(BENCHMARKS) not in sys.path:
         sys.path.insert(0, str(BENCHMARKS))
-    from bench_verifier import collapse, confidences, ece
+    from bench_verifier import collapse, confidences, ece, gold_statuses
     from sklearn.metrics import f1_score
 
     from verifier.meta import STATUSES
 
     f1s, over = {}, []
     for name, rows in evals.items():
-        gold_s = np.asarray([r["status"] for r in rows], dtype=object)
-        three = bool((gold_s == "Insufficient_Info").any())
-        gold = collapse(np.where(gold_s == "Not_Supported", "Contradictory", gold_s), three)
+        gold, three = gold_statuses(rows)
         X = with_products(rows, names, factors)[1]
         pred = collapse(model.predict(X).astype(object), three)
         f1s[name] = round(100 * f1_score(gold, pred, labels=sorted(set(gold.tolist())),
@@ -108,8 +100,7 @@ def main() -> None:
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING)
     verifier = Verifier(meta=None, alignment_classifier=None)
-    rows, examples = training_rows(verifier, limit=RECIPE["limit"], cache=args.cache)
-    y, groups, folds = row_labels(rows, examples)
+    rows, examples, y, groups, folds = recipe_rows(verifier, args.cache)
     evals = {} if args.eval_cache is None else {
         name: collect_features(verifier, sample_examples(name, "eval", 600),
                                cache=args.eval_cache / "eval.jsonl") for name in META_SETS}

@@ -239,6 +239,14 @@ def row_labels(rows: list[dict], examples: list[Example]
     return y, groups, np.array([fold_of(e) for e in examples])
 
 
+def recipe_rows(verifier: Verifier, cache: Path | None
+                ) -> tuple[list[dict], list[Example], np.ndarray, np.ndarray, np.ndarray]:
+    """The recipe's training rows (:func:`training_rows` at ``RECIPE["limit"]``), the
+    example of each and their :func:`row_labels`, as the comparison scripts read them."""
+    rows, examples = training_rows(verifier, limit=RECIPE["limit"], cache=cache)
+    return (rows, examples, *row_labels(rows, examples))
+
+
 def training_rows(verifier: Verifier, *, limit: int, cache: Path | None,
                   nli_holdout_only: bool = False, pipeline_claims: int = PIPELINE_CLAIMS
                   ) -> tuple[list[dict], list[Example]]:
