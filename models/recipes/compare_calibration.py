@@ -1,12 +1,12 @@
 """Compare calibrators of the ensemble's stage one (p(Supported)) on the eval splits.
 
-The figures of ``models/meta/README.md``, "Stage one's calibration: tried". The recipe
+The figures of ``models/meta/README.md``, "Tried on the shipped fit (2026-11-29)". The recipe
 (``train_meta.py``) fits the ensemble's stage one, then calibrates it with a sigmoid fitted on
 out-of-fold scores from folds that leave whole data sets out: each training set's scores come
 from trees that never saw that set. The shipped ensemble is under-confident on FRANK (ECE
 0.063, its confidence under its accuracy) and over-confident on others. This script refits the
 recipe once on the train feature cache and scores, on every eval split, the same trees under
-each calibrator of :data:`VARIANTS` (macro-F1 as ``benchmarks/bench_verifier.py`` scores the
+each calibrator below (macro-F1 as ``benchmarks/bench_verifier.py`` scores the
 ensemble, ECE of the final status probability and the signed gap, mean confidence minus
 accuracy). Each variant's Supported cut is chosen as the recipe chooses it (macro-F1 on its
 calibrated set-out out-of-fold scores, averaged over the training sets); the eval splits
@@ -19,7 +19,7 @@ choose nothing.
 --cache``'s. Both must hold the features of the code this runs on (~20 minutes each to
 recompute on a 2-core CPU). About 2 minutes with both caches.
 
-Variants (:data:`VARIANTS`):
+Calibrators (the keys of the output):
 
 - ``recipe``: the recipe's calibrators (one sigmoid per class on the set-out scores);
 - ``platt_set_out``: one sigmoid for p(Supported) on the same scores;
@@ -47,7 +47,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score
 
-from verifier.meta import MetaClassifier, StatusClassifier, _best_threshold
+from verifier.meta import NOT_SUPPORTED, MetaClassifier, StatusClassifier, _best_threshold
 from verifier.training import feature_array
 from verifier.verify import Verifier
 
@@ -56,21 +56,8 @@ sys.path[:0] = [str(HERE), str(HERE.parent.parent / "benchmarks")]  # train_meta
 import bench_verifier as bv  # noqa: E402
 import train_meta as tm  # noqa: E402
 
-logger = logging.getLogger("compare_calibration")
-
 #: Calibrated p(Supported) from the trees' raw p(Supported) and the rows' features.
 Calibrate = Callable[[np.ndarray, np.ndarray], np.ndarray]
-
-VARIANTS = ("recipe", "platt_set_out", "platt_evidence_grouped", "platt_both",
-            "platt_set_out_evidence_length", "platt_both_evidence_length",
-            "platt_set_out_sentences")
-
-
-def logit(p: np.ndarray) -> np.ndarray:
-    """Log-odds, ``p`` clipped to [1e-6, 1 - 1e-6] as the shipped calibrators clip it."""
-    q = np.clip(np.asarray(p, dtype=np.float64), 1e-6, 1 - 1e-6)
-    return np.log(q / (1 - q))
-
 
 def covariate(names: Sequence[str], kind: str) -> Callable[[np.ndarray], np.ndarray]:
     """The covariate ``kind`` (``"evidence_length"`` or ``"sentences"``) of feature rows;
@@ -84,6 +71,12 @@ def covariate(names: Sequence[str], kind: str) -> Callable[[np.ndarray], np.ndar
     raise ValueError(f"kind must be 'evidence_length' or 'sentences', got {kind!r}")
 
 
+def _log_odds(p: np.ndarray) -> np.ndarray:
+    """Log-odds of ``p``, clipped as ``verifier.meta``'s sigmoid calibrators clip it."""
+    q = np.clip(np.asarray(p, dtype=np.float64), 1e-6, 1 - 1e-6)
+    return np.log(q / (1 - q))
+
+
 def _design(z: np.ndarray, u: np.ndarray | None) -> np.ndarray:
     return z[:, None] if u is None else np.column_stack([z, u, z * u])
 
@@ -95,13 +88,13 @@ def fit_platt(scores: Sequence[np.ndarray], target: np.ndarray, weights: Sequenc
     of the rows ``X``, weighted as ``weights`` says) for ``target``; with ``cov``, the
     covariate and its product with the log-odds enter too."""
     u = None if cov is None else cov(X)
-    Z = np.concatenate([_design(logit(s), u) for s in scores])
+    Z = np.concatenate([_design(_log_odds(s), u) for s in scores])
     T = np.concatenate([target] * len(scores))
     W = np.concatenate([np.full(len(target), w, dtype=np.float64) for w in weights])
     lr = LogisticRegression(C=1e6, max_iter=1000).fit(Z, T, sample_weight=W)
 
     def calibrate(raw: np.ndarray, Xm: np.ndarray) -> np.ndarray:
-        return lr.predict_proba(_design(logit(raw), None if cov is None else cov(Xm)))[:, 1]
+        return lr.predict_proba(_design(_log_odds(raw), None if cov is None else cov(Xm)))[:, 1]
 
     return calibrate
 
@@ -162,7 +155,7 @@ def main() -> None:
     set_out = model.support_._oof[:, list(model.support_.classes_).index("Supported")]
     grouped = MetaClassifier(names, C=params["C"], calibration="sigmoid", cv=5,
                              estimator="boosting").fit(
-        X, np.where(y == "Supported", "Supported", "Not_Supported"), groups=folds)
+        X, np.where(y == "Supported", "Supported", NOT_SUPPORTED), groups=folds)
     by_evidence = grouped._oof[:, list(grouped.classes_).index("Supported")]
     length, sentences = covariate(names, "evidence_length"), covariate(names, "sentences")
     calibrators: dict[str, Calibrate | None] = {

@@ -56,6 +56,7 @@ to the shipped JSON format; they live in this script only.
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import logging
@@ -221,6 +222,18 @@ def gain_features(conditioned: np.ndarray, bare: np.ndarray) -> dict[str, float]
             "lm.unconditioned_mean": float(bare.mean())}
 
 
+@functools.cache
+def _bf16_generator() -> tuple[Any, Any]:
+    """The embedded generator's tokenizer and model, cast to bf16 (loaded once a run)."""
+    import torch
+
+    from rag.generation import HFGenerator
+
+    gen = HFGenerator()
+    gen.warm_up()
+    return gen._tokenizer, gen._model.to(torch.bfloat16)
+
+
 def lm_gain(examples: Sequence[Example], *, cache: Path | None = None, chunk: int = 256
             ) -> list[dict[str, float]]:
     """:data:`LM_FEATURES` of each example, from the embedded generator in bf16; ``NaN``
@@ -235,18 +248,14 @@ def lm_gain(examples: Sequence[Example], *, cache: Path | None = None, chunk: in
                                 for k, v in rec["features"].items()}
     todo = sorted({k: i for i, k in enumerate(keys) if k not in done}.values())
     if todo:
-        import torch
-
-        from rag.generation import HFGenerator
-
-        gen = HFGenerator()
-        gen.warm_up()
-        tokenizer, model = gen._tokenizer, gen._model.to(torch.bfloat16)
+        tokenizer, model = _bf16_generator()
         t0 = time.perf_counter()
+        unread = 0
         for start in range(0, len(todo), chunk):
             part = todo[start:start + chunk]
             inputs = [lm_inputs(tokenizer, examples[i]) for i in part]
             read = [(i, x) for i, x in zip(part, inputs, strict=True) if x is not None]
+            unread += len(part) - len(read)
             cond = claim_logprobs(model, [(x[0], x[2]) for _, x in read])
             bare = claim_logprobs(model, [(x[1], x[2]) for _, x in read])
             new = {keys[i]: dict.fromkeys(LM_FEATURES, math.nan) for i in part}
@@ -260,6 +269,9 @@ def lm_gain(examples: Sequence[Example], *, cache: Path | None = None, chunk: in
                             n: None if math.isnan(x) else x for n, x in v.items()}}) + "\n")
             logger.info("lm_gain: %d/%d examples, %.0f s", min(start + chunk, len(todo)),
                         len(todo), time.perf_counter() - t0)
+        if unread:
+            logger.warning("lm_gain: %d of %d examples NaN (a blank claim or evidence without "
+                           "a sentence)", unread, len(todo))
     return [done[k] for k in keys]
 
 
