@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 from _common import RESULTS, write_result
-from sklearn.metrics import balanced_accuracy_score, f1_score
+from sklearn.metrics import balanced_accuracy_score, f1_score, roc_auc_score
 
 from mitigation.values import clear_caches
 from verifier.embedded import embedded_meta_path
@@ -195,6 +195,30 @@ def nli_rule(rows: list[dict], verifier: Verifier) -> np.ndarray:
     return np.asarray(out, dtype=object)
 
 
+def supported_auroc(rows: list[dict], p_supported: np.ndarray) -> dict[str, float | None]:
+    """How well Supported claims are ranked above the rest, cut-free (AUROC): by
+    ``p_supported`` (the ensemble's) and by the NLI row's entailment minus contradiction.
+
+    The margin over the NLI threshold rule mixes two things: a better ranking of the claims
+    and better cuts. This gives the ranking alone; ``None`` for a set with one class.
+
+    Example:
+        >>> rows = [{"status": s, "features": {"nli.entailment": e, "nli.contradiction": 0.1}}
+        ...         for s, e in (("Supported", 0.9), ("Contradictory", 0.2), ("Supported", 0.15))]
+        >>> supported_auroc(rows, np.array([0.8, 0.1, 0.6]))
+        {'ensemble': 1.0, 'nli': 0.5}
+    """
+    y = np.array([r["status"] == "Supported" for r in rows])
+    if len(p_supported) != len(rows):
+        raise ValueError(f"p_supported has {len(p_supported)} items but rows has {len(rows)}")
+    if y.all() or not y.any():
+        return {"ensemble": None, "nli": None}
+    nli = np.array([r["features"]["nli.entailment"] - r["features"]["nli.contradiction"]
+                    for r in rows])
+    return {"ensemble": round(float(roc_auc_score(y, p_supported)), 4),
+            "nli": round(float(roc_auc_score(y, nli)), 4)}
+
+
 def model_proba(model: StatusClassifier, rows: list[dict]) -> np.ndarray:
     X = feature_array(rows, list(model.feature_names_in_))
     p = model.predict_proba(X)
@@ -285,6 +309,7 @@ def main() -> None:
         ok = (pred == gold).astype(float)
         res["ensemble"]["ece"] = round(ece(conf, ok), 4)
         res["ensemble"]["ece_noise_95"] = round(ece_noise_floor(conf), 4)
+        res["auroc_supported"] = supported_auroc(rows, probas["ensemble"][:, 2])
         pooled_conf.append(conf)
         pooled_ok.append(ok)
         curves[name] = (conf, ok)
@@ -312,6 +337,12 @@ def main() -> None:
           f"(95 % paired bootstrap interval {margin['low']:+.1f} to {margin['high']:+.1f} "
           f"over {margin['resamples']} resamples; vs calibrated NLI: "
           f"{mean['ensemble'] - mean['nli_only']:+.1f})")
+    ranked = {s: t["auroc_supported"] for s, t in table.items()
+              if t["auroc_supported"]["ensemble"] is not None}
+    print("ranking of Supported claims (AUROC), ensemble vs NLI entailment - contradiction: "
+          + ", ".join(f"{s} {a['ensemble']:.3f} vs {a['nli']:.3f}" for s, a in ranked.items())
+          + f"; mean {np.mean([a['ensemble'] for a in ranked.values()]):.3f} vs "
+          f"{np.mean([a['nli'] for a in ranked.values()]):.3f}")
     over = [s for s, t in table.items() if t["ensemble"]["ece"] > 0.05]
     print(f"ECE of the final status probability: pooled {pooled_ece:.3f}, max per set "
           f"{max(t['ensemble']['ece'] for t in table.values()):.3f}; sets over 0.05: "

@@ -11,7 +11,7 @@ import pytest
 from sklearn.metrics import f1_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from bench_verifier import bootstrap_margin, gold_statuses  # noqa: E402
+from bench_verifier import bootstrap_margin, gold_statuses, supported_auroc  # noqa: E402
 
 
 def test_gold_statuses_read_each_sets_scheme() -> None:
@@ -21,6 +21,21 @@ def test_gold_statuses_read_each_sets_scheme() -> None:
     two = [{"status": s} for s in ("Supported", "Not_Supported", "Contradictory")]
     gold, is_three = gold_statuses(two)
     assert not is_three and gold.tolist() == ["Supported", "Not_Supported", "Not_Supported"]
+
+
+def test_supported_auroc_ranks_by_each_score_and_needs_both_classes() -> None:
+    def row(status: str, e: float, c: float) -> dict:
+        return {"status": status, "features": {"nli.entailment": e, "nli.contradiction": c}}
+
+    # the NLI row ranks the one supported claim last (0.5 - 0.4 is the lowest difference),
+    # the ensemble ranks it first
+    rows = [row("Supported", 0.5, 0.4), row("Contradictory", 0.6, 0.1),
+            row("Insufficient_Info", 0.3, 0.1)]
+    assert supported_auroc(rows, np.array([0.9, 0.2, 0.1])) == {"ensemble": 1.0, "nli": 0.0}
+    # one class only: no ranking to measure
+    assert supported_auroc(rows[:1], np.array([0.9])) == {"ensemble": None, "nli": None}
+    with pytest.raises(ValueError, match="p_supported has 2 items but rows has 3"):
+        supported_auroc(rows, np.array([0.9, 0.2]))
 
 
 def test_equal_predictions_give_a_zero_interval_and_never_ahead() -> None:

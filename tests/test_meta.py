@@ -488,6 +488,37 @@ def test_feature_signature_ignores_record_files_not_weights(tmp_path) -> None:
     assert folder_fingerprint(tmp_path, skip=RECORD_FILES) != before
 
 
+def test_code_fingerprint_reads_code_not_docstrings_comments_or_layout(tmp_path) -> None:
+    """A docstring edit under verifier/ made every feature cache stale (about 35 minutes of
+    features to compute again); code edits still must."""
+    from verifier.training import code_fingerprint
+
+    f = tmp_path / "m.py"
+
+    def fingerprint(text: str) -> bytes:
+        f.write_text(text, encoding="utf-8")
+        return code_fingerprint(f)
+
+    base = fingerprint('"""Module."""\nX = "a"\n\n\nclass C:\n    """Old."""\n\n'
+                       '    def f(self):\n        """Old."""\n        return X  # one\n')
+    assert fingerprint('"""Module, edited."""\nX = "a"\n\nclass C:\n    """New."""\n'
+                       '    def f(self):\n        """New words."""\n\n'
+                       '        return (X)  # two\n') == base
+    assert fingerprint("X = 'a'\nclass C:\n    def f(self):\n        return X\n") == base
+    # a string that is no docstring, a value, a name: code
+    assert fingerprint('"""Module."""\nX = "b"\n\nclass C:\n    """Old."""\n'
+                       '    def f(self):\n        """Old."""\n        return X\n') != base
+    assert fingerprint('"""Module."""\nX = "a"\n\nclass C:\n    """Old."""\n'
+                       '    def f(self):\n        """Old."""\n        return X + X\n') != base
+    assert fingerprint('"""Module."""\nX = "a"\n\nclass C:\n    """Old."""\n'
+                       '    def f(self):\n        "Old."\n        "Kept: a second string."\n'
+                       '        return X\n') != base
+    # a body that is only a docstring still parses to a body
+    assert fingerprint('def g():\n    """Only this."""\n') == fingerprint("def g():\n    pass\n")
+    # a file that does not parse: its bytes
+    assert fingerprint("def (:\n") == b"def (:\n"
+
+
 def test_status_classifier_breaks_ties_as_the_verifier_decides() -> None:
     """A 2-class fit has no stage two: p(Contradictory) == p(Insufficient_Info) for every
     row. Its unsupported rows are Insufficient_Info, as Verifier.decide makes them, not

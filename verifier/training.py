@@ -7,6 +7,7 @@ training and inference compute exactly the same columns. Used by
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import itertools
 import json
@@ -77,7 +78,11 @@ def collect_features(verifier: Any, examples: Sequence[Example], *, batch_size: 
             the claim, the evidence and :func:`feature_signature` (the code, the models and
             the detector's settings): a row computed from other texts, by other code or
             with another model is computed again. The label, status and meta always come
-            from ``examples``.
+            from ``examples``. Rows computed in another run can differ from this run's in
+            about the third decimal: bf16 scores depend on the pairs batched together and
+            the verifier's embedding cache keeps a text's first embedding (see
+            :class:`~verifier.verify.Verifier`), so a cache partly computed again is not
+            the cache a fresh run writes.
     """
     if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
         raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
@@ -114,7 +119,9 @@ RECORD_FILES: tuple[str, ...] = ("*.md", "training_log.json", "*_tuning.json",
 def feature_signature(verifier: Any) -> str:
     """A fingerprint of what a verifier's features depend on besides the texts.
 
-    The source of the ``verifier``, ``rag`` and ``mitigation`` packages, the NLI
+    The code of the ``verifier``, ``rag`` and ``mitigation`` packages (its syntax tree:
+    editing a docstring, a comment or the layout leaves it as it was,
+    :func:`code_fingerprint`), the NLI
     detector's settings (not its device or batching) and model files (not
     :data:`RECORD_FILES`), the verifier's evidence settings, and the embedded
     sentence-embedding model's files (a custom encoder passed to the verifier is not
@@ -127,7 +134,7 @@ def feature_signature(verifier: Any) -> str:
     root = Path(__file__).resolve().parent.parent
     for package in ("verifier", "rag", "mitigation"):
         for f in sorted((root / package).rglob("*.py")):
-            h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes())
+            h.update(f.relative_to(root).as_posix().encode() + b"\0" + code_fingerprint(f))
     nli = getattr(verifier, "nli", None)
     settings: Any = type(nli).__qualname__
     if nli is not None and hasattr(nli, "to_dict"):
@@ -148,6 +155,26 @@ def feature_signature(verifier: Any) -> str:
         if folder is not None and Path(folder).is_dir():
             h.update(folder_fingerprint(folder, skip=RECORD_FILES).encode())
     return h.hexdigest()
+
+
+def code_fingerprint(path: str | Path) -> bytes:
+    """What :func:`feature_signature` reads of a Python file: its syntax tree.
+
+    Docstrings, comments, line numbers and layout are left out, so editing them does not
+    make cached features stale; a file that does not parse gives its bytes.
+    """
+    source = Path(path).read_bytes()
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return source
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if (body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                    and isinstance(body[0].value.value, str)):
+                node.body = body[1:] or [ast.Pass()]
+    return ast.dump(tree, include_attributes=False).encode()
 
 
 def _input_key(*texts: str) -> str:
