@@ -20,7 +20,9 @@ ECE that perfectly calibrated probabilities would reach on as many rows in 95 % 
 worker process, and one after another, and the latency of ``Verifier().verify`` on a
 5-claim draft against 10 passages. The ensemble's margin over the NLI detector alone comes
 with a paired bootstrap interval (each set's rows resampled, the mean over sets recomputed;
-``--bootstrap`` resamples, seeded).
+``--bootstrap`` resamples, seeded), and with each set's AUROC for Supported by the ensemble
+and by the NLI row (:func:`supported_auroc`): how much of the margin is a better ranking of
+the claims rather than a better cut.
 
 Sets whose labels say nothing about "not enough info" (FEVER-Symmetric, COVID-Fact: supports
 / refutes; SciFact, SummEdits, FRANK: supported / not) are scored as Supported vs the rest;
