@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from _common import RESULTS, write_result
 from sklearn.metrics import balanced_accuracy_score, f1_score, roc_auc_score
 
@@ -197,6 +198,26 @@ def nli_rule(rows: list[dict], verifier: Verifier) -> np.ndarray:
     return np.asarray(out, dtype=object)
 
 
+def ranking_auroc(rows: Sequence[dict], scores: npt.ArrayLike) -> float | None:
+    """AUROC for ``Supported`` against the rest of ``scores`` (one per row; rows whose score
+    is ``NaN`` are left out); ``None`` when the rows left hold one class."""
+    s = np.asarray(scores, dtype=np.float64)
+    if s.shape != (len(rows),):
+        raise ValueError(f"scores must hold one score per row ({len(rows)}), got shape "
+                         f"{s.shape}")
+    y = np.array([r["status"] == "Supported" for r in rows])
+    ok = ~np.isnan(s)
+    if y[ok].all() or not y[ok].any():
+        return None
+    return float(roc_auc_score(y[ok], s[ok]))
+
+
+def nli_margin(rows: Sequence[dict]) -> np.ndarray:
+    """The NLI row's entailment minus contradiction of each row (``NaN`` where missing)."""
+    X = feature_array(rows, ["nli.entailment", "nli.contradiction"])
+    return X[:, 0] - X[:, 1]
+
+
 def supported_auroc(rows: list[dict], p_supported: np.ndarray) -> dict[str, float | None]:
     """How well Supported claims are ranked above the rest, cut-free (AUROC): by
     ``p_supported`` (the ensemble's) and by the NLI row's entailment minus contradiction.
@@ -210,15 +231,11 @@ def supported_auroc(rows: list[dict], p_supported: np.ndarray) -> dict[str, floa
         >>> supported_auroc(rows, np.array([0.8, 0.1, 0.6]))
         {'ensemble': 1.0, 'nli': 0.5}
     """
-    y = np.array([r["status"] == "Supported" for r in rows])
     if len(p_supported) != len(rows):
         raise ValueError(f"p_supported has {len(p_supported)} items but rows has {len(rows)}")
-    if y.all() or not y.any():
-        return {"ensemble": None, "nli": None}
-    nli = np.array([r["features"]["nli.entailment"] - r["features"]["nli.contradiction"]
-                    for r in rows])
-    return {"ensemble": round(float(roc_auc_score(y, p_supported)), 4),
-            "nli": round(float(roc_auc_score(y, nli)), 4)}
+    out = {"ensemble": ranking_auroc(rows, p_supported),
+           "nli": ranking_auroc(rows, nli_margin(rows))}
+    return {k: None if v is None else round(v, 4) for k, v in out.items()}
 
 
 def model_proba(model: StatusClassifier, rows: list[dict]) -> np.ndarray:

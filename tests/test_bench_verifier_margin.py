@@ -157,3 +157,26 @@ def test_ece_noise_floor_refuses_bad_confidences(bad: np.ndarray) -> None:
 
     with pytest.raises(ValueError, match="conf must be"):
         ece_noise_floor(bad, 10)
+
+
+def test_changed_rows_counts_moved_features_and_their_largest_change(tmp_path) -> None:
+    import json
+
+    from compare_feature_caches import changed_rows
+
+    def write(path: Path, rows: list[tuple[str, str, dict | None]]) -> Path:
+        path.write_text("".join(json.dumps({"dataset": d, "id": i, "input": "x", "features": f})
+                                + "\n" for d, i, f in rows), encoding="utf-8")
+        return path
+
+    old = write(tmp_path / "old.jsonl", [
+        ("a", "1", {"cos": 0.5, "n": 1.0}), ("a", "2", {"cos": 0.2, "n": None}),
+        ("b", "3", {"cos": 0.7, "n": 2.0}), ("b", "4", None), ("b", "5", {"cos": 0.1})])
+    new = write(tmp_path / "new.jsonl", [
+        ("a", "1", {"cos": 0.503, "n": 1.0}), ("a", "2", {"cos": 0.199, "n": 3.0}),
+        ("b", "3", {"cos": 0.7, "n": 2.0 + 1e-12}), ("b", "4", None), ("c", "6", {"cos": 0.0})])
+    features, moved, alone, largest = changed_rows(old, new)
+    assert moved == {"a": 2}
+    assert features["a"] == {"cos": 2, "n": 1}
+    assert largest == pytest.approx({"cos": 0.003})  # "n" only appeared: no change to measure
+    assert alone == 2  # ("b", "5") and ("c", "6")

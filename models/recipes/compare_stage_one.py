@@ -75,7 +75,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from sklearn.metrics import f1_score, roc_auc_score
+from sklearn.metrics import f1_score
 
 import verifier.meta as vm
 import verifier.verify
@@ -282,37 +282,39 @@ def lm_gain(examples: Sequence[Example], *, cache: Path | None = None, chunk: in
     return [done[k] for k in keys]
 
 
+def _auroc3(rows: Sequence[dict[str, Any]], scores: np.ndarray) -> float:
+    """:func:`bench_verifier.ranking_auroc` to 3 decimals (an eval set has both classes)."""
+    auroc = bv.ranking_auroc(rows, scores)
+    if auroc is None:
+        raise ValueError("an eval set whose scored rows hold one class has no AUROC")
+    return round(auroc, 3)
+
+
 def _auroc_supported(evals: dict[str, list[dict[str, Any]]], extra: Sequence[str]
                      ) -> dict[str, dict[str, float]]:
     """Per eval set, the AUROC for ``Supported`` of the NLI row's entailment minus
     contradiction (``forward``) and of each feature in ``extra`` (rows where it is known)."""
     out = {}
     for name, rows in evals.items():
-        X = feature_array(rows, ["nli.entailment", "nli.contradiction", *extra])
-        y = np.array([r["status"] == "Supported" for r in rows])
-        forward = X[:, 0] - X[:, 1]
-        ok = ~np.isnan(forward)
-        res = {"forward": round(float(roc_auc_score(y[ok], forward[ok])), 3)}
-        for j, f in enumerate(extra, start=2):
-            ok = ~np.isnan(X[:, j])
-            res[f] = round(float(roc_auc_score(y[ok], X[ok, j])), 3)
+        X = feature_array(rows, list(extra))
+        res = {"forward": _auroc3(rows, bv.nli_margin(rows))}
+        for j, f in enumerate(extra):
+            res[f] = _auroc3(rows, X[:, j])
         out[name] = res
     return out
 
 
 def _reverse_auroc(evals: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, float]]:
     """Per eval set, the AUROC for ``Supported`` of the NLI row's entailment minus
-    contradiction (``forward``) and of that plus the reverse reading's (``both``)."""
+    contradiction (``forward``) and of that plus the reverse reading's (``both``), on the
+    rows that have both readings."""
     out = {}
     for name, rows in evals.items():
-        fwd = feature_array(rows, ["nli.entailment", "nli.contradiction",
-                                   "rev.entailment", "rev.contradiction"])
-        y = np.array([r["status"] == "Supported" for r in rows])
-        forward = fwd[:, 0] - fwd[:, 1]
-        both = forward + fwd[:, 2] - fwd[:, 3]
-        ok = ~np.isnan(both)
-        out[name] = {"forward": round(float(roc_auc_score(y[ok], forward[ok])), 3),
-                     "both": round(float(roc_auc_score(y[ok], both[ok])), 3)}
+        forward = bv.nli_margin(rows)
+        rev = feature_array(rows, ["rev.entailment", "rev.contradiction"])
+        both = forward + rev[:, 0] - rev[:, 1]
+        out[name] = {"forward": _auroc3(rows, np.where(np.isnan(both), np.nan, forward)),
+                     "both": _auroc3(rows, both)}
     return out
 
 
