@@ -72,7 +72,9 @@ def covariate(names: Sequence[str], kind: str) -> Callable[[np.ndarray], np.ndar
 
 
 def _log_odds(p: np.ndarray) -> np.ndarray:
-    """Log-odds of ``p``, clipped as ``verifier.meta``'s sigmoid calibrators clip it."""
+    """Log-odds of ``p``, clipped as ``verifier.meta``'s sigmoid calibrators clip it (inline
+    there: sharing it is a code edit under ``verifier/``, which makes every feature cache
+    stale)."""
     q = np.clip(np.asarray(p, dtype=np.float64), 1e-6, 1 - 1e-6)
     return np.log(q / (1 - q))
 
