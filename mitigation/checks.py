@@ -52,7 +52,7 @@ from mitigation.values import (
     unit_span,
     year_in_name,
 )
-from verifier.text import fold
+from verifier.text import fold, trimmed_sentence_spans
 
 
 class Severity(str, Enum):
@@ -366,6 +366,10 @@ def _uncorrectable(claim: str, n: Number, text: str, m: Number) -> str | None:
     - The claim's value is one end of a range: "from 25,000 to 5,000 years ago" against
       "25,000 years ago" is no "from 25,000 to 25,000", nor "13,000 to 40,000 members" against
       "30,000 to 35,000 members" "13,000 to 35,000".
+    - The evidence's value is paired by its unit word, and its sentence gives another value
+      with the unit left out after the word the claim's value follows, which the paired one
+      does not follow: "won 3 Oscars" against "nominated for 11 Oscars and won 5" is no "won
+      11 Oscars".
     """
     mine, theirs = change_direction(claim, n.span), change_direction(text, m.span)
     if mine != theirs:
@@ -377,7 +381,26 @@ def _uncorrectable(claim: str, n: Number, text: str, m: Number) -> str | None:
         return "part of a name"
     if range_end(claim, n, find_numbers(claim)):
         return "one end of a range"
+    if _unit_after(text, m.span[1]) and _elided_unit(claim, n, text, m):
+        return "and another value after the claim's words"
     return None
+
+
+def _elided_unit(claim: str, n: Number, text: str, m: Number) -> bool:
+    """Whether ``m``'s sentence gives another value after ``n``'s word in ``claim``.
+
+    That is a number of ``text`` with no unit of its own after the content word that ``n``
+    follows in ``claim``, which ``m`` does not follow ("won 3 Oscars" against "nominated for
+    11 Oscars and won 5").
+    """
+    lead = _lead_word(claim, n.span[0])
+    if lead is None or _lead_word(text, m.span[0]) == lead:
+        return False
+    a, b = next(((a, b) for a, b in trimmed_sentence_spans(text) if a <= m.span[0] < b),
+                (0, len(text)))
+    return any(o.span != m.span and a <= o.span[0] < b and not o.unit
+               and not _unit_after(text, o.span[1]) and _lead_word(text, o.span[0]) == lead
+               for o in find_numbers(text))
 
 
 #: A number glued to the word before it by a hyphen ("covid-19", "SARS-CoV-2", "F-16"): a

@@ -23,7 +23,12 @@ from mitigation.checks import (
     Severity,
     run_checks,
 )
-from mitigation.values import _FUNCTION_WORDS, SENTENCE_WORDS, find_numbers
+from mitigation.values import (
+    _FUNCTION_WORDS,
+    SENTENCE_WORDS,
+    find_name_starts,
+    find_numbers,
+)
 from verifier.checking import is_int
 from verifier.text import (
     CITATION_MARK,
@@ -34,6 +39,7 @@ from verifier.text import (
     LINE_LABEL,
     LIST_ITEM,
     abbreviation_stop,
+    fold,
     indefinite_article,
     phrase_pattern,
     strip_span,
@@ -68,7 +74,9 @@ _ATTRIBUTION = re.compile(r"\s*(?:according to|as reported (?:by|in)|as stated (
                           r"[^,.;:]*,\s*", re.I)
 #: A sentence's lead-in that is only a subordinator ("Although ", "When ").
 _LEAD_SUBORDINATOR = re.compile(rf"\s*{_SUBORDINATORS}\s*", re.I)
-_WORD = re.compile(r"[\w'’.,$%–-]+")  # an en dash joins a range: "1990–1995"
+#: A word of a claim or an evidence text, as the correction aligns them: with its currency
+#: sign ("$5", "€6"); an en dash joins a range ("1990–1995").
+_WORD = re.compile(r"[\w'’.,$€£¥₹%–-]+")
 #: Markdown punctuation that would format text taken from the draft or the evidence.
 _MD_SPECIAL = re.compile(r"[\\`*_\[\]|~]")
 #: A Markdown heading line ("## Paris").
@@ -364,6 +372,9 @@ def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = (
             source = next((k for k, e in enumerate(evidence) if right.search(e)), 0)
     if len(set(fixes.values())) < len(fixes):
         whole = False  # two values of the claim made one: which one it corrects is unknown
+    if fixes and whole and _about_another(text, evidence[source or 0], findings,
+                                           list(fixes.values())):
+        whole = False
     if fixes and whole:
         out = text
         for (a, b), value in sorted(fixes.items(), reverse=True):
@@ -391,10 +402,20 @@ def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = (
         if i2 - i1 > 4 or j2 - j1 > 4:
             continue
         old = [ctoks[i][0] for i in range(i1, i2)]
+        start, end = ctoks[i1][1][0], ctoks[i2 - 1][1][1]
+        # not a name the evidence gives elsewhere ("Biden was born in 1961" against "Obama
+        # was born in 1961 and Biden in 1942" is no "Obama was born in 1961"), nor the name
+        # the claim opens with, what it is about ("Curie died in 1955" against "Einstein
+        # died in 1955")
+        if _is_name(old) and (all(w in _FUNCTION_WORDS for w in words[:i1]) or _named_elsewhere(
+                text[start:end], ev, ematches[j1].start(), ematches[j2 - 1].end())):
+            continue
         # the evidence's own characters ("AT&T", "Johnson & Johnson"), up to a bracket or a
         # quote: "is Sydney" against "is Canberra (since 1913)" takes "Canberra"
+        # (the gap read with a token's character on each side: a colon between digits)
         last = next((j - 1 for j in range(j1 + 1, j2)
-                     if _BREAK.search(ev, ematches[j - 1].end(), ematches[j].start())), j2 - 1)
+                     if _BREAK.search(ev[ematches[j - 1].end() - 1: ematches[j].start() + 1])),
+                    j2 - 1)
         new_words = etoks[j1:last + 1]
 
         def valued(ws: list[str]) -> bool:  # holds a name or a number, not just a pronoun
@@ -403,7 +424,6 @@ def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = (
 
         if not (valued(old) and valued(new_words)):
             continue
-        start, end = ctoks[i1][1][0], ctoks[i2 - 1][1][1]
         trail = re.search(r"[.,]+$", text[start:end])
         if trail:
             end -= len(trail.group(0))
@@ -415,8 +435,93 @@ def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = (
     return best
 
 
-#: What ends a replacement taken from the evidence: a bracket, a quote, a line or a clause.
-_BREAK = re.compile(r"[()\[\]{}\"“”«»;:!?\n]")
+#: What ends a replacement taken from the evidence: a bracket, a quote, a line or a clause
+#: (a colon between digits is a clock time's: "16:00").
+_BREAK = re.compile(r"[()\[\]{}\"“”«»;!?\n]|(?<!\d):|:(?!\d)")
+
+
+def _about_another(claim: str, evidence: str, findings: Sequence[Finding],
+                   fixes: Sequence[str] = ()) -> bool:
+    """Whether ``evidence`` may give its value for another thing than ``claim``'s.
+
+    The checks found a name of the claim that the evidence lacks, and the evidence names
+    another, sharing no word with the claim, in its place: the claim opens with the name (its
+    subject) and the evidence's sentence that gives a value put in (one of ``fixes``) opens
+    with another, followed by the same word ("Mount Everest is 8,849 m high" against "K2 is
+    8,611 m high"); or the claim's two words before the name (a number standing for any)
+    are followed in the evidence by another ("released in 2005 by Warner Bros." against
+    "released in 2006 by Universal Pictures": correcting the year would cite what is still
+    wrong). A sentence that opens with a pronoun ("It is 330 metres tall") or with the
+    claim's name in other words ("Timothy Roth" for "Tim Roth") is about the claim's thing.
+
+    Example:
+        >>> f = Finding("entity", "entity_not_in_evidence", Severity.MEDIUM, "", "",
+        ...             "Mount Everest")
+        >>> _about_another("Mount Everest is 8,849 m high.", "K2 is 8,611 m high.", [f],
+        ...                ["8,611"])
+        True
+        >>> _about_another("Mount Everest is 8,849 m high.", "It is 8,611 m high.", [f],
+        ...                ["8,611"])
+        False
+    """
+    missing = [f.value for f in findings
+               if f.type in ("entity_not_in_evidence", "entity_substitution") and f.value]
+    if not missing:
+        return False
+    mine = set(_NAME_WORD.findall(fold(" ".join([claim, *fixes]))))
+
+    def another(name: str) -> bool:
+        return not set(_NAME_WORD.findall(fold(name))) & mine
+
+    opening = _opening_name(claim)
+    if opening is not None and any(m in opening[0] or opening[0] in m for m in missing):
+        for a, b in trimmed_sentence_spans(evidence) or [(0, len(evidence))]:
+            sentence = evidence[a:b]
+            theirs = _opening_name(sentence)
+            if theirs is not None and theirs[1] == opening[1] and another(theirs[0]) and any(
+                    phrase_pattern(v).search(sentence) for v in fixes):
+                return True
+    for name in missing:
+        at = claim.find(name)
+        words = _NAME_WORD.findall(claim[:max(at, 0)])[-2:]
+        if len(words) < 2 or all(w.lower() in _FUNCTION_WORDS for w in words):
+            continue
+        context = r"\s+".join(r"\d[\d,.]*" if w.isdigit() else re.escape(w) for w in words)
+        pattern = rf"\b{context}\W+(?:the\s+)?{_CAPITALISED_RUN}"
+        if any(another(m.group(1)) for m in re.finditer(pattern, evidence, re.I)):
+            return True
+    return False
+
+
+#: Capitalised words in a row: a name (its first letter matched case-sensitively).
+_CAPITALISED_RUN = r"((?-i:[A-Z])[\w'’-]*(?:\s+(?-i:[A-Z])[\w'’-]*)*)"
+
+
+def _opening_name(text: str) -> tuple[str, str] | None:
+    """The name ``text`` opens with, and the word after it in lower case (``None``: none).
+
+    Only function words may come before the name ("The Amazon").
+    """
+    for name, start in find_name_starts(text)[:1]:
+        if all(w.lower() in _FUNCTION_WORDS for w in _NAME_WORD.findall(text[:start])):
+            after = _NAME_WORD.findall(text[start + len(name):])
+            return name, after[0].lower() if after else ""
+    return None
+
+
+_NAME_WORD = re.compile(r"\w+")
+
+
+def _named_elsewhere(name: str, evidence: str, start: int, end: int) -> bool:
+    """Whether ``evidence`` writes ``name`` (a claim's) outside ``evidence[start:end]``."""
+    pattern = phrase_pattern(name.strip(".,"))
+    return any(m.end() <= start or m.start() >= end for m in pattern.finditer(evidence))
+
+
+def _is_name(words: Sequence[str]) -> bool:
+    """Whether ``words`` (a claim's) are a name: capitalised words, no number."""
+    return any(w[:1].isupper() and w.strip(".,") not in _FUNCTION_WORDS for w in words) and \
+        not any(ch.isdigit() for w in words for ch in w)
 
 
 #: An indefinite article at the end of a text.
@@ -762,6 +867,11 @@ class Mitigator:
                     starts.append(at + (1 if starts else 0))
                     at = starts[-1] + len(extra)
                 out.append(" ".join(appended))
+            elif (marker := LIST_ITEM.match(draft, s_start, s_end)) and _item_goes_on(
+                    draft, s_end, spans, {i: d[0] for i, d in decisions.items()}):
+                # the first sentence of a list item goes, the item's next ones stay: so does
+                # its marker ("- Oslo is cold. It has a port." -> "- It has a port [1].")
+                out.append(draft[s_start:marker.end()].rstrip())
             else:  # removed whole: the whitespace before it waits for the next gap
                 removed.append((s_start, s_end))
                 written = "".join(out)
@@ -964,6 +1074,23 @@ def _with_list_markers(draft: str, sentences: list[tuple[int, int]]) -> list[tup
         else:
             out.append((s, e))
     return out
+
+
+def _item_goes_on(draft: str, end: int, spans: Mapping[int, tuple[int, int]],
+                  actions: Mapping[int, Action]) -> bool:
+    """Whether the draft's line goes on after ``end`` with text the answer keeps.
+
+    That is a claim not removed, or words no claim holds (not a mere connective).
+    """
+    line_end = draft.find("\n", end)
+    line_end = len(draft) if line_end < 0 else line_end
+    rest = draft[end:line_end]
+    for i, (a, b) in spans.items():
+        if end <= a < line_end:
+            if actions[i] != "removed":
+                return True
+            rest = rest[:a - end] + " " * (min(b, line_end) - a) + rest[min(b, line_end) - end:]
+    return bool(re.search(r"\w", re.sub(rf"\b{_CONJUNCTIONS}", "", rest, flags=re.I)))
 
 
 def _merge_sentences(sentences: list[tuple[int, int]], spans: list[tuple[int, int]]

@@ -511,6 +511,33 @@ def _statement_lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
+#: Invisible format characters inside words: soft hyphen, zero-width (non-)joiner, word
+#: joiner, BOM. (A zero-width space is a space: "is\u200bthe" is two words.)
+_INVISIBLE = re.compile("[\u00ad\u200c\u200d\u2060\ufeff]+")
+
+
+def _subject_and_verb(span: Any) -> bool:
+    """Whether ``span`` (parsed tokens, or ``None``) holds a finite verb and its subject.
+
+    The subject is a noun or a name: a statement however short ("Wages fell.").
+    """
+    return any(t.dep_ in ("nsubj", "nsubjpass") and t.pos_ in ("NOUN", "PROPN")
+               and t.head.pos_ in ("VERB", "AUX") and t.head.tag_ in _FINITE_TAGS
+               and t.head in span for t in span or ())
+
+
+def _short(doc: Any, c: _Clause) -> bool:
+    """Whether clause ``c`` of ``doc`` makes a claim of under three words.
+
+    Counted with its pronoun replaced and its shared subject put before it: what
+    :meth:`SpacyDecomposer._claim` drops unless it has a subject and a verb.
+    """
+    text = doc.text[c.start:c.end]
+    if c.pronoun is not None and c.antecedent:
+        text = doc.text[c.start:c.pronoun[0]] + c.antecedent + doc.text[c.pronoun[1]:c.end]
+    return len(_WORD.findall(f"{c.prefix or ''} {text}")) < 3
+
+
 @dataclass(frozen=True)
 class _Clause:
     start: int  # character offsets in the block
@@ -533,7 +560,7 @@ class _Offsets:
     @classmethod
     def of(cls, text: str, start: int, end: int, markers: Sequence[tuple[int, int]]
            ) -> _Offsets:
-        """The block ``text[start:end]`` without the characters of ``markers``."""
+        """The block ``text[start:end]`` without the characters of ``markers`` (sorted spans)."""
         out: list[int] = []
         pos = start
         for a, b in markers:
@@ -659,9 +686,12 @@ class SpacyDecomposer:
         blocks = text_blocks(masked)
         claims: list[Claim] = []
         foreign: list[str] = []
-        offsets = [_Offsets.of(text, a, b, markers) for a, b in blocks]
+        # Invisible format characters pasted from the web are left out too, and a zero-width
+        # space is a space: the parser read "is\u200b" as a noun, and the sentence had no verb
+        invisible = [m.span() for m in _INVISIBLE.finditer(text)]
+        offsets = [_Offsets.of(text, a, b, sorted(markers + invisible)) for a, b in blocks]
         # Soft line breaks inside a block become spaces for the parser.
-        texts = ("".join(" " if text[i] in "\r\n" else text[i] for i in o.kept)
+        texts = ("".join(" " if text[i] in "\r\n\u200b" else text[i] for i in o.kept)
                  for o in offsets)
         for where, doc in zip(offsets, self._nlp.pipe(texts), strict=True):
             parsed = doc.has_annotation("DEP")
@@ -711,16 +741,16 @@ class SpacyDecomposer:
                 raw = raw[:a] + ante + raw[b:]
         if cl.prefix:
             raw = f"{cl.prefix} {raw}"
-        body = " ".join(strip_citations(raw).split())
+        body = " ".join(strip_citations(_INVISIBLE.sub("", raw).replace("\u200b", " ")).split())
         if body.rstrip().endswith(("?", "？")):
             return None  # questions are not claims
         # (what the English parser cannot read is judged only where needed: a short claim,
         # or one without a verb)
         short = len(_WORD.findall(body)) < 3
         unparsed = _unparsed_statement(body) if short else None
-        if short and not unparsed:
-            return None  # fragments are not claims
         span = doc.char_span(where.doc(start), where.doc(end), alignment_mode="expand")
+        if short and not unparsed and not (parsed and _subject_and_verb(span)):
+            return None  # fragments are not claims; "Wages fell." is one
         if parsed:
             words = [t for t in span or () if not (t.is_punct or t.is_space)]
             if not self._has_predicate(words, raw):
@@ -909,6 +939,12 @@ class SpacyDecomposer:
                 out.append(_Clause(start, end, prefix=prefix))
             else:
                 out.append(_Clause(start, end))
+        # a clause of under three words with no subject and verb of its own would be dropped
+        # as a fragment (:meth:`_claim`), and what it says left unchecked ("Wages fell and
+        # prices rose." once gave no claim at all): such a sentence stays one claim
+        if any(_short(doc, c) and not _subject_and_verb(
+                doc.char_span(c.start, c.end, alignment_mode="expand")) for c in out):
+            return whole
         return out
 
     @staticmethod

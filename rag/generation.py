@@ -790,22 +790,40 @@ class StaticGenerator:
 #: Where a draft starts repeating its prompt (a small model's echo): a line that opens as the
 #: prompt's own lines do ("Question: ...", "Passages:").
 _ECHO_LINE = re.compile(r"^[ \t]*(?:Question|Passages):", re.M)
+#: The tag :func:`build_prompt` opens each passage line with: ``[n] (source_id)``. (A
+#: ``source_id`` holding ") " is read up to it: the prompt line cannot tell where it ends.)
+_PASSAGE_TAG = re.compile(r"^\[\d+\] \(.*?\)(?= )", re.M)
+
+
+def _tag_end(text: str, prompt: str) -> int:
+    """End of the prompt's passage tag that ``text`` opens with (after blanks), else 0."""
+    lead = len(text) - len(text.lstrip())
+    for m in _PASSAGE_TAG.finditer(prompt):
+        if text.startswith(m.group(0), lead):
+            return lead + len(m.group(0))
+    return 0
 
 
 def trim_echo(gen: Generation, prompt: str) -> Generation:
-    r"""``gen`` without the tail that repeats its prompt's scaffolding, if any.
+    r"""``gen`` without what it copied of its prompt's scaffolding, if any.
 
     A small model may write its answer and go on with the prompt itself: "Paris is the
     capital of France.\n\nQuestion: What is the capital of France?\n\nAnswer the question in
     two or three sentences ...". The draft is cut before the first line that opens as the
-    prompt's lines do ("Question:", "Passages:") or before the prompt's last line (its
-    instruction), with the tokens, log-probs and offsets of what is kept. A draft that is
-    all echo is returned as it is (with a warning): there is no answer to keep.
+    prompt's own lines do ("Question:", "Passages:") or before the prompt's last line (its
+    instruction). It may also open by copying a passage line with its tag, "[1] (d1) Paris
+    is ...": the tag (``[n] (source_id)`` exactly as :func:`build_prompt` wrote it in this
+    prompt) is no claim, and is cut too; a bare citation ("[1] Paris ...") is kept. Tokens,
+    log-probs and offsets are those of what is kept, each cut moved to a token boundary (a
+    token astride a cut is dropped). A draft that is all echo is returned as it is (with a
+    warning): there is no answer to keep.
 
     Example:
-        >>> prompt = build_prompt("Where is Paris?", [])
+        >>> prompt = build_prompt("Where is Paris?", [Evidence("Paris is in France.", "d1")])
         >>> trim_echo(Generation("Paris is in France.\n\nQuestion: Where is Paris?"),
         ...           prompt).text
+        'Paris is in France.'
+        >>> trim_echo(Generation("[1] (d1) Paris is in France."), prompt).text
         'Paris is in France.'
     """
     text = gen.text
@@ -815,21 +833,30 @@ def trim_echo(gen: Generation, prompt: str) -> Generation:
     head = " ".join(instruction.split()[:6])
     if len(head) >= 20 and head in text:
         cuts.append(text.index(head))
-    if not cuts:
+    tag_end = _tag_end(text, prompt)
+    if not cuts and not tag_end:
         return gen
-    end = len(text[:min(cuts)].rstrip())
-    if end == 0:
+    end = len(text[:min(cuts)].rstrip()) if cuts else len(text)
+    # where the answer starts after the tag, blanks skipped (a draft with no tag is kept
+    # from its start, blanks and all, as it was written)
+    start = len(text) - len(text[tag_end:].lstrip()) if tag_end else 0
+    if end <= start:
         logger.warning("the draft only repeats its prompt (%r...): kept as it is", text[:60])
         return gen
     offsets = gen.token_offsets
     if offsets is None and gen.tokens is not None:
         offsets = joined_offsets(text, gen.tokens)
     if offsets is None:  # no tokens to keep in step
-        return Generation(text[:end], model=gen.model)
+        return Generation(text[start:end], model=gen.model)
+    # the tokens from the answer's start (one that holds the blank before it is kept, blank
+    # and all) up to the end
+    first = next((i for i, (a, b) in enumerate(offsets)
+                  if a >= start or (a >= tag_end and b > start)), len(offsets))
     k = sum(1 for _, b in offsets if b <= end)
-    end = offsets[k - 1][1] if k else end
-    if k == 0:
-        return Generation(text[:end], model=gen.model)
-    return Generation(text[:end], gen.tokens[:k] if gen.tokens is not None else None,
-                      gen.token_logprobs[:k] if gen.token_logprobs is not None else None,
-                      offsets[:k] if gen.token_offsets is not None else None, gen.model)
+    if first >= k:
+        return Generation(text[start:end], model=gen.model)
+    start, end = offsets[first][0], offsets[k - 1][1]
+    kept = tuple((a - start, b - start) for a, b in offsets[first:k])
+    return Generation(text[start:end], gen.tokens[first:k] if gen.tokens is not None else None,
+                      gen.token_logprobs[first:k] if gen.token_logprobs is not None else None,
+                      kept if gen.token_offsets is not None else None, gen.model)

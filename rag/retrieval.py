@@ -372,9 +372,22 @@ class _Corpus:
                 f"{_rebuild(path)}") from exc
 
     def _load_corpus(self, path: Path, manifest: dict[str, Any]) -> None:
+        """Read the documents and passages of the index in ``path``, checked against each other.
+
+        Every passage must slice back out of its document (``documents[source_id][start:end]
+        == passage.text``), the promise :meth:`document` and ``Evidence.span`` keep; a
+        document edited or removed after the save breaks it, and is refused here rather
+        than at the first :meth:`document` call.
+
+        Raises:
+            IndexMismatchError: A file is missing or not JSON, or the files disagree.
+        """
         def read(name: str) -> Any:
             try:
                 return json.loads((path / name).read_text(encoding="utf-8"))
+            except FileNotFoundError as exc:  # the manifest is there: a damaged index
+                raise IndexMismatchError(
+                    f"index at {str(path)!r}: {name} is missing; {_rebuild(path)}") from exc
             except (UnicodeDecodeError, json.JSONDecodeError) as exc:
                 raise IndexMismatchError(
                     f"index at {str(path)!r}: {name} is not JSON ({exc}); "
@@ -391,6 +404,20 @@ class _Corpus:
         except (KeyError, TypeError, ValueError) as exc:
             raise IndexMismatchError(
                 f"index at {str(path)!r} is not readable: {exc}; {_rebuild(path)}") from exc
+        for i, p in enumerate(self.passages):
+            span = p.metadata.get("doc_span")
+            if p.source_id not in documents:
+                why = f"its document {p.source_id!r} is not in documents.json"
+            elif span is None:
+                why = "it has no 'doc_span'"
+            elif documents[p.source_id][span[0]:span[1]] != p.text:
+                why = (f"documents.json's {p.source_id!r}[{span[0]}:{span[1]}] is not its "
+                       "text (the document changed after the index was saved?)")
+            else:
+                continue
+            raise IndexMismatchError(
+                f"index at {str(path)!r}: passages.json and documents.json disagree on "
+                f"passage {i}: {why}; {_rebuild(path)}")
         self.documents = documents
         n = manifest.get("n_passages")
         if n is not None and n != len(self.passages):
@@ -556,7 +583,8 @@ class BM25Retriever(_Corpus):
 
         Raises:
             FileNotFoundError: No index in ``path``.
-            IndexMismatchError: The folder holds another kind of index or format version.
+            IndexMismatchError: The folder holds another kind of index or format version,
+                or its files are missing, damaged or disagree.
         """
         path = Path(path)
         manifest = cls._read_manifest(path, cls.type_name)
@@ -808,7 +836,8 @@ class DenseRetriever(_Corpus):
             self.embeddings = np.load(path / name, allow_pickle=False)
             name = "faiss.index"
             self._faiss = faiss.read_index(str(path / name))
-        except (ValueError, RuntimeError) as exc:  # FAISS raises RuntimeError, even if missing
+        # a missing file too: NumPy raises FileNotFoundError, FAISS a RuntimeError
+        except (ValueError, RuntimeError, FileNotFoundError) as exc:
             raise IndexMismatchError(
                 f"index at {str(path)!r}: {name} is not readable ({exc}); "
                 f"{_rebuild(path)}") from exc

@@ -13,10 +13,10 @@ verifies (grounding score), checks that the answer addresses the question, and r
 
 When a bound is spent the best answer so far (a useful draft before a not useful one, then
 the better grounded) is returned, mitigated, with ``approved=False``. A draft that was never
-verified against a passage (none was relevant, or the verifier failed every time) is
-mitigated with no evidence: its claims are hedged or dropped as the mitigator's strictness
-says, never returned as written. An approved answer is always the approved draft, with its
-own grounding score.
+verified against a passage (none was relevant, the verifier failed every time, or it found
+no claim in the draft to check) is mitigated with no evidence: its claims are hedged or
+dropped as the mitigator's strictness says, never returned as written. An approved answer
+is always the approved draft, with its own grounding score.
 
 A rewritten query is the generator's reply when it reads as a search query (one line, one
 sentence, at most :data:`MAX_QUERY_WORDS` words or twice the question's, and not a sentence
@@ -70,12 +70,13 @@ class LexicalRelevanceGrader:
     """Relevance by shared content words (BM25 tokeniser; cheap, no model).
 
     A passage is relevant when it holds at least ``min_overlap`` of the question's words.
+
+    Raises:
+        ValueError: ``min_overlap`` is not a number in [0, 1].
     """
 
     def __init__(self, min_overlap: float = 0.2) -> None:
-        if not 0.0 <= min_overlap <= 1.0:
-            raise ValueError(f"min_overlap must be in [0, 1], got {min_overlap!r}")
-        self.min_overlap = min_overlap
+        self.min_overlap = check_min_score(min_overlap, "min_overlap")
 
     def grade(self, question: str, passages: Sequence[Evidence]) -> list[bool]:
         """One flag per passage."""
@@ -94,13 +95,22 @@ class DefaultUsefulnessGrader:
 
     Args:
         nli: Optional NLI detector; the answer is the premise, the question the hypothesis.
-        min_overlap: Share of the question's content words the answer must contain.
-        max_contradiction: Above this p(contradiction) the answer is judged not useful.
+        min_overlap: Share of the question's content words the answer must contain, in
+            [0, 1].
+        max_contradiction: Above this p(contradiction) the answer is judged not useful, in
+            [0, 1].
+
+    Raises:
+        ValueError: ``min_overlap`` or ``max_contradiction`` is not a number in [0, 1].
     """
 
     def __init__(self, nli: Any = None, *, min_overlap: float = 0.2,
                  max_contradiction: float = 0.9) -> None:
-        self.nli, self.min_overlap, self.max_contradiction = nli, min_overlap, max_contradiction
+        # both are shares in [0, 1]: min_overlap=5 would never approve an answer, and a
+        # string would fail only at the first grade()
+        self.nli = nli
+        self.min_overlap = check_min_score(min_overlap, "min_overlap")
+        self.max_contradiction = check_min_score(max_contradiction, "max_contradiction")
 
     def grade(self, question: str, answer: str) -> bool:
         """True when the answer addresses the question."""
@@ -363,6 +373,11 @@ class SelfCorrectingPipeline:
             if not kept:
                 raise ValueError("no relevant passage to verify against")
             report = self.verifier.verify(draft, evidence=kept)
+            if not any(v.claim.verifiable for v in report.verdicts):
+                # nothing was checked: no grounding to speak of (the mitigator's score of an
+                # answer with no claim is 1.0, and "Wages fell and prices rose." once gave
+                # no claim and was approved as written)
+                raise ValueError("the draft has no claim the verifier could check")
             mitigated = self.mitigator.mitigate(draft, report.verdicts)
             unsupported = [v.claim.text for v in report.verdicts
                            if v.status.value != "Supported"]

@@ -1056,8 +1056,8 @@ def test_batch_class_numbers_are_read_only_through_a_label_map(tmp_path) -> None
     assert [e["reason"] for e in _lines(tmp_path / "r/errors.jsonl")] == [  # neutral
         "label 1 is neither SUPPORTS nor REFUTES", "label '1' is neither SUPPORTS nor REFUTES"]
     assert gold_for_scheme(1.0, "3class", label_map={"1.0": "c"}) == "REFUTES"
-    with pytest.raises(ValueError, match=r"label 1\.0 is ambiguous in scheme '3class'"):
-        gold_for_scheme(1.0, "3class", label_map={"1": "c"})
+    with pytest.raises(ValueError, match=r"label 2\.0 has no entry in the label map"):
+        gold_for_scheme(2.0, "3class", label_map={"1": "c"})
     for bad, match in (({"0": "maybe"}, "maps '0' to 'maybe', which is no label: unknown "
                                         "label 'maybe'"),
                        ({"0": "1"}, "maps '0' to '1', which is no label: label '1' is "
@@ -1159,3 +1159,56 @@ def test_eval_config_takes_one_path_as_a_list_of_one(tmp_path) -> None:
     path.write_text('{"claim": "a", "evidence": "b", "label": "SUPPORTS"}\n')
     for one in (str(path), path):
         assert EvalConfig(one, tmp_path / "out").inputs == [path]  # type: ignore[arg-type]
+
+
+def test_batch_class_numbers_written_as_floats_match_the_label_map(tmp_path) -> None:
+    """Labels 1.0, "1.0" and "01" (a spreadsheet's or pandas' floats) did not match
+    --label-map 1=..., and the error told the user to pass the --label-map they had passed."""
+    src = tmp_path / "nums.jsonl"
+    src.write_text("".join(json.dumps({**GOOD[0], "id": str(i), "label": lab}) + "\n"
+                           for i, lab in enumerate([1.0, "1.0", "01", 0, "-0", 2])))
+    m = run_eval(EvalConfig([src], tmp_path / "o", scheme="supported-not", plots=False,
+                            label_map={"1": "SUPPORTS", "0": "NOT_SUPPORTED"}),
+                 scorer=_fake_scorer)
+    assert [p["gold"] for p in _lines(tmp_path / "o/predictions.jsonl")] == [
+        "SUPPORTS"] * 3 + ["NOT_SUPPORTED"] * 2
+    assert (m["n"], m["n_errors"]) == (5, 1)
+    (err,) = _lines(tmp_path / "o/errors.jsonl")
+    assert err["reason"] == ("label 2 (field 'label') has no entry in the label map "
+                             "(--label-map, EvalConfig.label_map), which maps '1', '0'; add "
+                             "2=LABEL")
+    # the map's own keys are read alike: "01" and "1" are one raw label
+    with pytest.raises(ValueError, match="gives the raw label '1' twice"):
+        EvalConfig([src], tmp_path / "x", label_map={"1": "SUPPORTS", "01": "REFUTES"})
+
+
+def test_batch_json_array_rows_name_their_file_line_and_item(tmp_path) -> None:
+    """A .json array's rows were numbered by item and called "line" (and FILE:LINE ids):
+    in a pretty-printed file, "line 2" was the second item, on line 7."""
+    rows = [{k: v for k, v in g.items() if k != "id"} for g in GOOD]
+    rows[1]["label"] = "MAYBE"
+    pretty = tmp_path / "pretty.json"
+    pretty.write_text(json.dumps(rows, indent=2))  # items start on lines 2, 7, 15
+    starts = [n for n, text in enumerate(pretty.read_text().split("\n"), start=1)
+              if text == "  {"]
+    assert [r.line for r in read_rows(pretty)] == starts
+    assert [r.item for r in read_rows(pretty)] == [1, 2, 3]
+    run_eval(EvalConfig([pretty], tmp_path / "p", plots=False), scorer=_fake_scorer)
+    preds, errs = _lines(tmp_path / "p/predictions.jsonl"), _lines(tmp_path / "p/errors.jsonl")
+    assert [(p["line"], p["item"], p["id"]) for p in preds] == [
+        (starts[0], 1, "pretty.json:1"), (starts[2], 3, "pretty.json:3")]
+    assert [(e["line"], e["item"], e["reason"]) for e in errs] == [
+        (starts[1], 2, "unknown label 'MAYBE'")]
+    # a compact array is one line: its items are told apart by their number
+    compact = tmp_path / "compact.json"
+    compact.write_text(json.dumps(rows))
+    run_eval(EvalConfig([compact], tmp_path / "c", plots=False), scorer=_fake_scorer)
+    assert [(p["line"], p["item"], p["id"]) for p in _lines(tmp_path / "c/predictions.jsonl")
+            ] == [(1, 1, "compact.json:1"), (1, 3, "compact.json:3")]
+    # JSON Lines (and CSV/TSV) records are as before: no item
+    lines = tmp_path / "rows.jsonl"
+    lines.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run_eval(EvalConfig([lines], tmp_path / "j", plots=False), scorer=_fake_scorer)
+    assert [sorted(p) for p in _lines(tmp_path / "j/predictions.jsonl")][0] == [
+        "gold", "id", "line", "predicted", "probabilities", "scores", "source"]
+    assert "item" not in _lines(tmp_path / "j/errors.jsonl")[0]

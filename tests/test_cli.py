@@ -379,3 +379,49 @@ def test_cli_eval_refuses_an_output_dir_that_is_no_folder(tmp_path, monkeypatch,
     assert "fields.evidence (--evidence-field, FieldMap.evidence) names an empty field: " \
            "'evidence,'" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
+
+
+def test_cli_eval_label_map_refuses_a_raw_label_given_twice(tmp_path, capsys) -> None:
+    """--label-map SUPPORTS=REFUTES,SUPPORTS=SUPPORTS kept the last mapping only, silently."""
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"claim": "a", "evidence": "b", "label": "SUPPORTS"}\n')
+    for text, raw in (("SUPPORTS=REFUTES,SUPPORTS=SUPPORTS", "SUPPORTS"),
+                      ("supports=REFUTES, SUPPORTS =SUPPORTS", "SUPPORTS"),
+                      ("1=SUPPORTS,01=REFUTES", "01")):
+        assert main(["eval", str(src), "--output-dir", str(tmp_path / "o"), "--no-plots",
+                     "--label-map", text]) == 2
+        assert f"argument --label-map: gives the raw label {raw!r} twice" in \
+            capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_cli_eval_averitec_preset_scores_question_answer_evidence(tmp_path, monkeypatch,
+                                                                  capsys) -> None:
+    """The averitec preset scored each claim against the annotators' justification, which
+    often states the verdict ("... so the claim is refuted"): a label leak."""
+    import numpy as np
+
+    import verifier.batch
+
+    (tmp_path / "data" / "averitec").mkdir(parents=True)
+    (tmp_path / "data" / "averitec" / "dev.json").write_text(json.dumps([
+        {"claim": "The moon is made of cheese.", "label": "Refuted",
+         "justification": "The answers show the moon is rock, so the claim is refuted.",
+         "questions": [{"question": "What is the moon made of?",
+                        "answers": [{"answer": "Rock and dust."}]}]}]))
+    monkeypatch.setenv("NLI_VERIFIER_DATA", str(tmp_path / "data"))
+    scored: list[tuple[str, str]] = []
+
+    def scorer(pairs):
+        scored.extend(pairs)
+        return np.tile([0.2, 0.2, 0.6], (len(pairs), 1))
+
+    monkeypatch.setattr(verifier.batch, "_LocalScorer", lambda cfg: scorer)
+    assert main(["eval", "--preset", "averitec", "--output-dir", str(tmp_path / "o"),
+                 "--no-plots", "--progress", "off"]) == 0
+    assert json.loads(capsys.readouterr().out)["accuracy"] == 1.0
+    assert scored == [("What is the moon made of? Rock and dust.",
+                       "The moon is made of cheese.")]
+    (pred,) = [json.loads(x) for x in (tmp_path / "o/predictions.jsonl").open()]
+    assert (pred["gold"], pred["line"]) == ("REFUTES", 1)
+    assert pred["source"] == str(tmp_path / "data" / "averitec" / "dev.json")

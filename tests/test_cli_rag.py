@@ -254,3 +254,48 @@ def test_ask_and_decompose_refuse_empty_text_naming_it(tmp_path, capsys, monkeyp
         assert main(argv) == 2, argv
         captured = capsys.readouterr()
         assert message in captured.err and captured.out == "", (argv, captured.err)
+
+
+def test_verify_out_that_is_a_folder_is_refused_before_the_work(tmp_path, capsys,
+                                                                monkeypatch) -> None:
+    """--out DIR did all the work, then failed with a raw OSError; the other --out message
+    showed the path as PosixPath('...')."""
+    import verifier.cli_rag
+
+    def no_work(value):
+        raise AssertionError("the draft was read before --out was checked")
+
+    monkeypatch.setattr(verifier.cli_rag, "read_draft", no_work)
+    (tmp_path / "outdir").mkdir()
+    assert main(["verify", "--draft", "Paris is big.", "--docs", str(tmp_path),
+                 "--out", str(tmp_path / "outdir")]) == 2
+    assert f"verifier verify: error: --out {str(tmp_path / 'outdir')!r}: is a folder, not a " \
+           f"file" in capsys.readouterr().err
+    missing = tmp_path / "nodir" / "r.json"
+    assert main(["verify", "--draft", "Paris is big.", "--docs", str(tmp_path),
+                 "--out", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {str(missing)!r}: its folder does not exist" in err and "PosixPath" not in err
+
+
+def test_index_embedding_model_path_that_names_no_folder_is_refused(tmp_path, capsys,
+                                                                    monkeypatch) -> None:
+    """--embedding-model /nonexistent failed in the hub client ("Repo id must use
+    alphanumeric chars"), naming neither the option nor the path."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.txt").write_text("Paris is in France.")
+    monkeypatch.chdir(tmp_path)
+    for bad in (str(tmp_path / "nonexistent"), "./nope", "../nope", "models/x/y"):
+        assert main(["index", "docs", "--out", "ix", "--embedding-model", bad]) == 2
+        assert f"verifier index: error: --embedding-model {bad!r}: no such folder" in \
+            capsys.readouterr().err
+    assert main(["index", "docs", "--out", "ix", "--embedding-model", "./docs/a.txt"]) == 2
+    assert "--embedding-model './docs/a.txt': is a file, not a model folder" in \
+        capsys.readouterr().err
+    assert not (tmp_path / "ix").exists()
+    # a hub id (namespace/name) and a folder that exists are handed on as given
+    from verifier.cli_rag import _check_model_path
+
+    for good in ("sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2", "docs",
+                 str(tmp_path / "docs"), None):
+        assert _check_model_path("--embedding-model", good) == good

@@ -642,3 +642,36 @@ def test_decompose_demonstratives_are_not_replaced(spacy_decomposer, text, claim
 ])
 def test_decompose_wh_titles_are_not_claims(spacy_decomposer, text, claims) -> None:
     assert [c.text for c in spacy_decomposer.decompose(text)] == claims
+
+
+# a clause of under three words was dropped as a fragment, and so was what it says, up to a
+# whole sentence ("Wages fell and prices rose." gave no claim): with a subject and a finite
+# verb it is a claim; without, its sentence stays one claim
+@pytest.mark.parametrize(("text", "claims"), [
+    ("Wages fell and prices rose.", ["Wages fell.", "Prices rose."]),
+    ("Prices rose sharply, but wages fell.", ["Prices rose sharply.", "Wages fell."]),
+    ("She sang and he danced.", ["She sang and he danced."]),
+    ("It rained and Paris flooded.", ["It rained and Paris flooded."]),
+    ("Wages fell. Thank you.", ["Wages fell."]),
+    ("Paris is in France and it’s big.", ["Paris is in France.", "Paris is big."]),
+    ("Hello there! Key facts.", []),
+])
+def test_decompose_short_clauses_are_not_lost(spacy_decomposer, text, claims) -> None:
+    assert [c.text for c in spacy_decomposer.decompose(text)] == claims
+
+
+# invisible format characters pasted from the web: the parser read "is\u200b" as a noun and
+# dropped the sentence as verbless; the claim's span still covers them in the draft
+@pytest.mark.parametrize(("text", "claims"), [
+    ("Paris is\u200b the capital of Germany.", ["Paris is the capital of Germany."]),
+    ("Paris is\u200bthe capital of Germany.", ["Paris is the capital of Germany."]),
+    ("The cap\u00adital of France is Paris [1].", ["The capital of France is Paris."]),
+    ("\ufeffRome is in\u2060 Italy.", ["Rome is in Italy."]),
+])
+def test_decompose_reads_past_invisible_characters(spacy_decomposer, text, claims) -> None:
+    found = spacy_decomposer.decompose(text)
+    assert [c.text for c in found] == claims
+    for c in found:  # the span holds the claim's words, invisible characters and all
+        seen = "".join(" " if ch == "\u200b" else ch for ch in text[slice(*c.span)]
+                       if ch not in "\u00ad\u2060\ufeff")
+        assert " ".join(strip_citations(seen).split()) == c.text

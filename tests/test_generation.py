@@ -549,3 +549,46 @@ def test_generation_trim_echo_cuts_the_prompts_tail() -> None:
     # "Question:" inside a line, or a line the prompt has not, is no echo
     assert trim_echo(Generation("The Question: is it big?"), prompt).text == \
         "The Question: is it big?"
+
+
+# SmolLM2 copied a passage line with its tag: "[1] (d1) Paris is ..." reached the verifier
+# as the claim "(d1) Paris is ..."; the tag is cut, tokens and log-probs in step
+def test_generation_trim_echo_cuts_a_copied_passage_tag() -> None:
+    prompt = build_prompt("What is the capital of France?",
+                          [Evidence("Paris is the capital of France.", "doc1"),
+                           Evidence("Berlin is in Germany.", "doc 2")])
+    tokens = ("[", "1", "]", " (", "doc", "1", ")", " Paris", " is", " the", " capital",
+              " of", " France", ".", "\n\n", "Question", ":", " What")
+    text = "".join(tokens)
+    offsets, pos = [], 0
+    for t in tokens:
+        offsets.append((pos, pos + len(t)))
+        pos += len(t)
+    lps = tuple(-0.1 * (k + 1) for k in range(len(tokens)))
+    out = trim_echo(Generation(text, tokens, lps, tuple(offsets), "m"), prompt)
+    # the token " Paris" holds the blank after the tag: kept whole, so the text opens with it
+    assert out.text == " Paris is the capital of France."
+    assert out.tokens == tokens[7:14] and out.token_logprobs == lps[7:14]
+    assert out.token_offsets == tuple((a - 10, b - 10) for a, b in offsets[7:14])
+    assert all(out.text[a:b] == t for (a, b), t in zip(out.token_offsets, out.tokens,
+                                                       strict=True))
+    # tokens without offsets; no tokens at all; blanks before the tag; another passage's tag
+    out = trim_echo(Generation(text, tokens, lps), prompt)
+    assert out.text == " Paris is the capital of France." and out.token_offsets is None
+    assert out.tokens == tokens[7:14]
+    assert trim_echo(Generation("[1] (doc1) Paris is big."), prompt).text == "Paris is big."
+    assert trim_echo(Generation(" \n[2] (doc 2)\nBerlin is big."), prompt).text == \
+        "Berlin is big."
+    # a token astride the tag's end is dropped, as one astride the echo's start is
+    astride = Generation("[1] (doc1) Paris is big.", ("[1] (doc1) Par", "is", " is big."),
+                         (-0.1, -0.2, -0.3))
+    out = trim_echo(astride, prompt)
+    assert out.text == "is is big." and out.tokens == ("is", " is big.")
+    assert out.token_logprobs == (-0.2, -0.3)
+    # a tag this prompt has not, a bare citation, or a tag inside the text is kept
+    for kept in ("[3] (doc1) Paris is big.", "[1] (doc2) Paris is big.",
+                 "[1] Paris is big.", "Paris is big [1] (doc1) here."):
+        assert trim_echo(Generation(kept), prompt).text == kept
+    # a draft that is only the tag (and the echo) has no answer: kept as it is
+    only = Generation("[1] (doc1)\n\nQuestion: What is the capital of France?")
+    assert trim_echo(only, prompt) is only

@@ -713,7 +713,9 @@ def test_mitigation_lead_in_goes_with_its_claim(draft: str, part: str, strict: s
     body = Mitigator("strict").mitigate(draft + " Rome is old.",
                                         verdicts + [_v(draft + " Rome is old.", "Rome is old.",
                                                        S, _ev("Rome is old."))]).body
-    assert body == (strict + " " if strict else "") + "Rome is old [1]."
+    # (a list item's marker stays for the item's sentence left: "- Rome is old [1].")
+    marker = "- " if draft.startswith("- ") else ""
+    assert body == marker + (strict + " " if strict else "") + "Rome is old [1]."
     assert Mitigator("balanced").mitigate(draft, verdicts).body == balanced
 
 
@@ -1831,3 +1833,75 @@ def test_mitigation_corrects_no_two_values_into_one() -> None:
     assert correct_claim(claim, ["He will start 19th."], findings[:1]) == (
         "He will start 19th on Saturday and 12th on Sunday.",
         "'5th' corrected to '19th' from the evidence")
+
+
+# A correction puts in no value the evidence gives for another thing: not a value paired by
+# its unit word when the evidence's sentence gives another with the unit left out after the
+# claim's word, not a value of evidence that names something else in the place of the
+# claim's missing name, and the alignment does not swap the name the claim is about (each
+# was a cited wrong statement)
+@pytest.mark.parametrize(("draft", "evidence"), [
+    ("The film won 3 Oscars.", "The film was nominated for 11 Oscars and won 5."),
+    ("Mount Everest is 8,849 m high.", "K2 is 8,611 m high."),
+    ("The film was released in 2005 by Warner Bros.",
+     "The film was released in 2006 by Universal Pictures."),
+    ("Biden was born in 1961.", "Obama was born in 1961 and Biden in 1942."),
+    ("Jupiter has two moons.", "Mars has two moons, while Jupiter has 95."),
+    ("The Amazon is 6,650 km long.", "The Nile is 6,650 km long, and the Amazon is 6,400 km long."),
+    ("Curie died in 1955.", "Einstein died in 1955."),
+])
+def test_mitigation_corrects_no_value_of_another_thing(draft: str, evidence: str) -> None:
+    answer = Mitigator().mitigate(draft, [_v(draft, draft, C, _ev(evidence))])
+    assert answer.edits[0].action == "warned", answer.body
+
+
+@pytest.mark.parametrize(("draft", "evidence", "body"), [
+    # what the rules above still correct: a name after the claim's subject, a value of the
+    # claim's thing given by a sentence that names nothing else, a unit word's one value
+    ("Bullitt was directed by Phillip D'Antoni.", "Bullitt was directed by Peter Yates.",
+     "Bullitt was directed by Peter Yates [1]."),
+    ("Mount Everest is 8,000 m high.", "It is 8,849 m high.", "Mount Everest is 8,849 m high [1]."),
+    # (an evidence sentence that opens with another name, but not in the claim's name's
+    # place: "Founded in", not "Congress was")
+    ("The Indian National Congress was founded in 1933.",
+     "Founded in 1885 , the Congress led India to independence from Great Britain .",
+     "The Indian National Congress was founded in 1885 [1]."),
+    ("The film won 3 Oscars.", "The film won 5 Oscars and was nominated for 11.",
+     "The film won 5 Oscars [1]."),
+    ("The tower is 300 metres tall.", "The tower, built in 1889 with 18,038 parts, is 330 "
+     "metres tall.", "The tower is 330 metres tall [1]."),
+    # a clock time is one value, and a currency sign goes with its amount
+    ("The meeting starts at 3 pm.", "The meeting starts at 16:00.",
+     "The meeting starts at 16:00 [1]."),
+    ("The film grossed $5 million.", "The film grossed €6 million.",
+     "The film grossed €6 million [1]."),
+])
+def test_mitigation_still_corrects(draft: str, evidence: str, body: str) -> None:
+    answer = Mitigator().mitigate(draft, [_v(draft, draft, C, _ev(evidence))])
+    assert (answer.edits[0].action, answer.body) == ("corrected", body)
+
+
+# a list item's first sentence removed: its marker stays for the item's next sentence (it
+# went with the sentence, joining two items on one line and numbering the list again)
+@pytest.mark.parametrize(("draft", "claims", "body"), [
+    ("- Oslo is cold. It has a port.\n- Bern is small. It has a river.",
+     [("Oslo is cold.", U), ("It has a port.", S), ("Bern is small.", U),
+      ("It has a river.", S)],
+     "- It has a port [1].\n- It has a river [1]."),
+    ("1. The arena was built in 80 AD. It held 50,000 people.\n2. Rome is old.\n3. Paris is big.",
+     [("The arena was built in 80 AD.", U), ("It held 50,000 people.", S), ("Rome is old.", S),
+      ("Paris is big.", S)],
+     "1. It held 50,000 people [1].\n2. Rome is old [1].\n3. Paris is big [1]."),
+    # the whole item goes: so do its marker and its number
+    ("1. Oslo is cold. It is big and it is old.\n2. Bern is small.",
+     [("Oslo is cold.", U), ("It is big", U), ("it is old.", U), ("Bern is small.", S)],
+     "1. Bern is small [1]."),
+])
+def test_mitigation_strict_keeps_the_marker_of_an_item_that_goes_on(draft, claims,
+                                                                   body) -> None:
+    verdicts = [_v(draft, part, status, _ev(part)) for part, status in claims]
+    answer = Mitigator("strict").mitigate(draft, verdicts)
+    assert answer.body == body
+    for e in answer.edits:
+        if e.body_span is not None:
+            assert answer.body[slice(*e.body_span)] == e.replacement

@@ -433,3 +433,17 @@ def test_mps_device_without_mps_is_a_clear_error(monkeypatch) -> None:
             NLIDetector(device=device).warm_up()  # the first predict warms up
     monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
     assert resolve_device("mps") == "mps"
+
+
+@pytest.mark.parametrize(("id2label", "match"), [
+    # 0.9 was read as 0, and "0" next to 0 dropped one of the two names, silently
+    ({0.9: "entailment", 1.2: "neutral", 2.5: "contradiction"},
+     "keys must be ints, got the key 0.9"),
+    ({0: "entailment", "0": "contradiction", 1: "neutral", 2: "contradiction"},
+     "gives the output 0 twice"),
+])
+def test_nli_id2label_keys_are_ints_once_each(id2label, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        NLIDetector(id2label=id2label)
+    assert NLIDetector(id2label={"0": "entailment", "1": "neutral", "2": "contradiction"}
+                       ).id2label == {0: "entailment", 1: "neutral", 2: "contradiction"}

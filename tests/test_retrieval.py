@@ -306,11 +306,12 @@ def test_retrieval_bm25_keeps_the_combining_marks_of_a_word() -> None:
         assert [e.source_id for e in r.retrieve(query, top_k=5)] == [source]
 
 
-def _edit_manifest(folder, edit) -> None:
-    mf = folder / "manifest.json"
-    manifest = json.loads(mf.read_text())
-    edit(manifest)
-    mf.write_text(json.dumps(manifest))
+def _edit_manifest(folder, edit, name: str = "manifest.json") -> None:
+    """Edit the JSON file ``name`` (the manifest) of a saved index in place."""
+    path = folder / name
+    content = json.loads(path.read_text())
+    edit(content)
+    path.write_text(json.dumps(content))
 
 
 @pytest.mark.parametrize("edit, match", [
@@ -368,6 +369,35 @@ def test_retrieval_load_names_the_folder_of_a_damaged_file(tmp_path, tiny_embedd
     (folder / name).write_text(content)
     with pytest.raises(IndexMismatchError, match=f"index at '{folder}'.*{match}"):
         DenseRetriever.load(folder)
+
+
+# an index whose documents were edited after the save used to load, and then broke the span
+# promise: document(source_id) raised KeyError, or its span no longer held the passage
+@pytest.mark.parametrize("edit, match", [
+    (lambda d: d.pop("wiki/berlin"), "passage 1: its document 'wiki/berlin' is not in "
+                                     "documents.json"),
+    (lambda d: d.update({"wiki/paris": "Paris is the capital of Spain. " * 3}),
+     r"passage 0: documents.json's 'wiki/paris'\[0:101\] is not its text"),
+])
+def test_retrieval_load_refuses_documents_that_disagree_with_the_passages(
+        tmp_path, edit, match) -> None:
+    folder = tmp_path / "idx"
+    BM25Retriever().index(DOCS).save(folder)
+    _edit_manifest(folder, edit, "documents.json")
+    with pytest.raises(IndexMismatchError, match=f"index at '{folder}': passages.json and "
+                                                 f"documents.json disagree on {match}.*"
+                                                 "rebuild it with `verifier index"):
+        BM25Retriever.load(folder)
+
+
+@pytest.mark.parametrize("name", ["passages.json", "documents.json", "embeddings.npy"])
+def test_retrieval_load_names_a_missing_file(tmp_path, tiny_embedding_model, name) -> None:
+    folder = tmp_path / "idx"
+    _tiny(HybridRetriever, tiny_embedding_model).index(DOCS).save(folder)
+    (folder / name).unlink()
+    with pytest.raises(IndexMismatchError, match=f"index at '{folder}': {name} is .*"
+                                                 "rebuild it with `verifier index"):
+        HybridRetriever.load(folder)
 
 
 @pytest.mark.parametrize("cls", [DenseRetriever, HybridRetriever])

@@ -290,3 +290,43 @@ def test_self_correct_rewritten_query_is_a_query_not_an_answer() -> None:
                             "Paris is the capital of France.")
     ans = _pipe(gen, useful=Useful(False), max_query_rewrites=1).run(Q)
     assert ans.trace[1].query == f"{Q} paris capital france"
+
+
+def test_self_correct_a_draft_with_no_claim_checked_is_not_approved() -> None:
+    # the verifier found no claim in the draft: its grounding was the mitigator's 1.0 for no
+    # claims, and the draft was approved as written, unchecked
+    class _NoClaims:
+        def verify(self, draft, *, evidence):
+            return Report(draft, ())
+
+    draft = "Wages fell and prices rose."
+    ans = SelfCorrectingPipeline(
+        BM25Retriever().index(DOCS), ScriptedGenerator(draft), _NoClaims(), Mitigator(),
+        usefulness_grader=Useful(True), max_regenerations=1).run(Q)
+    assert not ans.approved and [t.decision for t in ans.trace] == ["regenerate", "stop"]
+    assert ans.trace[0].grounding_score is None
+    assert "no claim the verifier could check" in ans.trace[0].errors[0]
+    assert ans.text != draft and "could not be verified" in ans.text
+
+
+# a grader's settings are shares in [0, 1]: min_overlap=5 never approved an answer, and
+# min_overlap="0.2" failed at the first grade() with a bare TypeError
+@pytest.mark.parametrize("kwargs, name, value", [
+    ({"min_overlap": 5}, "min_overlap", "5"),
+    ({"min_overlap": "0.2"}, "min_overlap", "'0.2'"),
+    ({"min_overlap": float("nan")}, "min_overlap", "nan"),
+    ({"max_contradiction": -0.1}, "max_contradiction", "-0.1"),
+    ({"max_contradiction": None}, "max_contradiction", "None"),
+])
+def test_self_correct_usefulness_grader_rejects_bad_settings(kwargs, name, value) -> None:
+    with pytest.raises(ValueError, match=rf"{name} must be in \[0, 1\], got {value}$"):
+        DefaultUsefulnessGrader(**kwargs)
+
+
+@pytest.mark.parametrize("value, shown", [(5, "5"), ("0.2", "'0.2'"), (True, "True")])
+def test_self_correct_relevance_grader_rejects_bad_settings(value, shown) -> None:
+    from rag.self_correct import LexicalRelevanceGrader
+
+    with pytest.raises(ValueError, match=rf"min_overlap must be in \[0, 1\], got {shown}$"):
+        LexicalRelevanceGrader(min_overlap=value)
+    assert LexicalRelevanceGrader(min_overlap=1).min_overlap == 1.0

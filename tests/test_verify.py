@@ -555,3 +555,109 @@ def test_verify_status_may_differ_from_the_most_probable_one_by_design() -> None
         Status.CONTRADICTORY
     # without a learned cut, balanced mode says the most probable status
     assert _verifier().decide(p) == Status.CONTRADICTORY
+
+
+def test_a_repeated_evidence_string_is_one_source() -> None:
+    # a passage retrieved twice, given as plain strings: the copies filled the top-k evidence
+    # slots (top_k=2 here), and the other passage, which decides, was never read
+    claim = "The tower is in Paris."
+    other = "The tower is in the city."  # closer to the claim's words: paired first
+    decides = "Paris holds it."
+    once = _verifier().verify(claim, evidence=[other, decides]).verdicts[0]
+    twice = _verifier().verify(claim, evidence=[other, other, other, decides]).verdicts[0]
+    assert sorted(e.content for e in once.evidence) == sorted([other, decides])
+    assert once.status == twice.status == Status.SUPPORTED
+    assert [e.content for e in twice.evidence] == [e.content for e in once.evidence]
+    assert sorted(e.source_id for e in twice.evidence) == ["evidence-1", "evidence-4"]
+
+
+@pytest.mark.parametrize(("call", "exc", "match"), [
+    (lambda v: v.verify_claims([("Paris is in France.", ["Paris is in France."])]),
+     TypeError, r"paired\[0\] must be a ClaimEvidence, got tuple"),
+    (lambda v: v.verify_claims("Paris"), TypeError, "paired must be a sequence of ClaimEvidence"),
+    (lambda v: v.verify_claims(
+        [ClaimEvidence(Claim("Paris is in France."), (Evidence("Paris is in France.", "d"),))],
+        passages=[Passage("Paris is in France.", "d")]),
+     TypeError, r"passages\[0\] must be an Evidence, got Passage"),
+    # half of an emoji (a stream cut inside a character): named, not a tokenizer's error
+    (lambda v: v.verify("Paris \ud83d is in France.", evidence=["Paris is in France."]),
+     ValueError, "draft holds a lone surrogate '\\\\ud83d' at position 6"),
+    (lambda v: v.verify("Paris is in France.", evidence=["x", "Paris \udc00 is in France."]),
+     ValueError, r"evidence\[1\] holds a lone surrogate"),
+    (lambda v: v.verify_pairs(["Paris \ud800 is in France."], ["Paris is in France."]),
+     ValueError, r"claims\[0\] holds a lone surrogate"),
+    (lambda v: v.verify_pairs(["Paris is in France."], ["Paris \ud800 is in France."]),
+     ValueError, r"evidences\[0\]: evidence\[0\] holds a lone surrogate"),
+])
+def test_verify_claims_and_odd_text_errors_name_the_input(call, exc, match) -> None:
+    with pytest.raises(exc, match=match):
+        call(_verifier())
+
+
+@pytest.mark.parametrize(("returned", "match"), [
+    (None, r"retriever.retrieve\('Paris is in France.', top_k=5\) must return Evidence "
+           r"objects, got NoneType"),
+    (["Paris is in France."], r"retriever.retrieve\(.*\)\[0\] must be an Evidence, got str"),
+])
+def test_verify_names_a_retriever_that_returns_no_evidence(returned, match) -> None:
+    class _Retriever:
+        def retrieve(self, query, *, top_k):
+            return returned
+
+    with pytest.raises(TypeError, match=match):
+        _verifier().verify("Paris is in France.", retriever=_Retriever())
+
+
+def test_nli_names_a_lone_surrogate_in_a_pair() -> None:
+    from verifier.nli import PairInputError, _validate_pairs
+
+    with pytest.raises(PairInputError, match=r"pairs\[1\] hypothesis holds a lone surrogate"):
+        _validate_pairs([("a", "b"), ("a", "b \ud800")])
+
+
+def test_verifier_refuses_a_classifier_or_detector_it_cannot_use() -> None:
+    # each failed only at the first verdict, with an error that did not name the parameter
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+
+    X = np.random.default_rng(0).random((30, 2))
+    statuses = np.array([s.value for s in Status] * 10)
+    with pytest.raises(TypeError, match="meta must be fitted on named feature columns"):
+        Verifier(KeywordNLI(), meta=LogisticRegression().fit(X, statuses))
+    frame = pd.DataFrame(X, columns=["nli.entailment", "nli.neutral"])
+    with pytest.raises(ValueError, match=r"alignment_classifier's classes_ must hold the "
+                                         r"statuses .* missing \['Supported'"):
+        Verifier(KeywordNLI(), meta=None, alignment_classifier=LogisticRegression().fit(
+            frame, np.array(["SUPPORTS", "REFUTES", "NEI"] * 10)))
+    with pytest.raises(TypeError, match=r"nli must be an instance, got the class NLIDetector"):
+        Verifier(NLIDetector)  # type: ignore[arg-type]
+    fitted = LogisticRegression().fit(frame, statuses)  # usable: accepted
+    assert Verifier(KeywordNLI(), meta=fitted, alignment_classifier=None).meta is fitted
+
+
+def test_readme_strictness_cuts_are_the_shipped_ones() -> None:
+    # the README quoted the cuts of an earlier fit (0.32 and 0.62 for a cut of 0.43)
+    import re
+    from pathlib import Path
+
+    from verifier.embedded import embedded_meta_path
+    from verifier.meta import StatusClassifier
+    from verifier.verify import support_cut
+
+    meta = StatusClassifier.load(embedded_meta_path("ensemble"))
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    found = re.search(r"`strictness` moves the cut \(`lenient` ([\d.]+), `strict`\s+([\d.]+)",
+                      readme)
+    assert found is not None
+    assert (float(found[1]), float(found[2])) == (
+        round(support_cut(meta, "lenient") or 0, 2), round(support_cut(meta, "strict") or 0, 2))
+
+
+def test_strictness_without_a_meta_classifier_is_said_to_do_nothing(caplog) -> None:
+    with caplog.at_level("WARNING", logger="verifier.verify"):
+        _verifier(strictness="strict")
+    assert "strictness='strict' has no effect with meta=None" in caplog.text
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="verifier.verify"):
+        _verifier()
+    assert "strictness" not in caplog.text

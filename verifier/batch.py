@@ -7,6 +7,8 @@ usable row with the NLI detector and writes, in ``output_dir``:
   probabilities, per-detector scores); on 2-class schemes the predicted status is SUPPORTS
   iff p(SUPPORTS) reaches the run's threshold (see :func:`resolve_threshold`);
 - ``errors.jsonl``: one line per row that could not be used (line number, reason, raw line);
+  in both files ``line`` is the file line a row starts on, and a row of a ``.json`` array
+  also has ``item``, its number in the array (a compact array is all on line 1);
 - ``metrics.json``: quality metrics, computed from ``predictions.jsonl`` (deterministic: a
   resumed run ends with the same bytes as an uninterrupted one);
 - ``run.json``: what varies from run to run (pairs/s, peak memory, seconds, device);
@@ -102,6 +104,11 @@ class Preset:
     ``eval`` split only (written out by :func:`write_preset_split`) unless ``--split all``.
     ``label_map``: what the data set's class numbers mean (:attr:`EvalConfig.label_map`),
     for its files read directly (``verifier eval --preset NAME FILE``).
+    ``loader``: the default files are read through the preset's loader
+    (:func:`write_preset_split`) even without train rows, because no field of theirs is the
+    evidence (AVeriTeC's is the answers to its questions); ``fields`` then name the
+    loader's flat fields, for files in that form read directly. A preset with
+    ``holds_train`` is always read through its loader.
     """
 
     fields: FieldMap
@@ -109,6 +116,7 @@ class Preset:
     files: tuple[str, ...]
     holds_train: bool = False
     label_map: dict[str, str] | None = None
+    loader: bool = False
 
 
 #: SummEdits' and FRANK's labels: 1 consistent, 0 not.
@@ -138,8 +146,10 @@ PRESETS: dict[str, Preset] = {
                    ("anli/R1_dev.jsonl", "anli/R2_dev.jsonl", "anli/R3_dev.jsonl")),
     "covidfact": Preset(FieldMap("claim", "evidence", "label", None), "supports-refutes",
                         ("covidfact/COVIDFACT_dataset.jsonl",), holds_train=True),
-    "averitec": Preset(FieldMap("claim", "justification", "label", None), "3class",
-                       ("averitec/dev.json",)),
+    # evidence: the question-answer pairs (verifier.datasets._averitec), not the annotators'
+    # justification, which often states the verdict ("... so the claim is refuted")
+    "averitec": Preset(FieldMap("claim", "evidence", "label", None), "3class",
+                       ("averitec/dev.json",), loader=True),
 }
 
 #: Statuses by scheme, in the order of the probability columns written out.
@@ -150,13 +160,36 @@ CLASSES: dict[str, tuple[str, ...]] = {
 }
 
 
+#: A class number's text (``"01"``, ``"+1"``, ``"1.0"``): its sign, digits and zero decimals.
+_INTEGRAL = re.compile(r"([+-]?)(\d+)(?:\.0*)?")
+
+
+def label_key(raw_label: Any) -> str:
+    """How a raw label is looked up in a label map: trimmed, lower-case, a number as an int.
+
+    A class number however written (``1``, ``1.0``, ``"1.0"``, ``"01"``:
+    :func:`verifier.datasets.is_class_number`) is its integer's text, so that
+    ``--label-map 1=...`` matches labels that a spreadsheet or pandas wrote as floats.
+
+    Example:
+        >>> [label_key(x) for x in (1.0, "1.0", " 01 ", -0, "+2", "Yes", True)]
+        ['1', '1', '1', '0', '2', 'yes', 'true']
+    """
+    key = str(raw_label).strip().lower()
+    m = _INTEGRAL.fullmatch(key)
+    if m is None or isinstance(raw_label, bool):
+        return key
+    digits = m.group(2).lstrip("0") or "0"  # not int(): it refuses over 4,300 digits
+    return ("-" if m.group(1) == "-" and digits != "0" else "") + digits
+
+
 def gold_for_scheme(raw_label: Any, scheme: Scheme, *,
                     label_map: dict[str, str] | None = None, field: str | None = None) -> str:
     """Map a raw label to the scheme's classes; raise ``ValueError`` naming it if impossible.
 
-    A class number (``0``, ``1``, ``"2"``: :func:`verifier.datasets.is_class_number`) is
-    read only through ``label_map`` (raw label, lower-case -> canonical label: see
-    :attr:`EvalConfig.label_map`), in every scheme: data sets number their classes
+    A class number (``0``, ``1``, ``"2"``, ``1.0``: :func:`verifier.datasets.is_class_number`)
+    is read only through ``label_map`` (raw label, as :func:`label_key` spells it -> canonical
+    label: see :attr:`EvalConfig.label_map`), in every scheme: data sets number their classes
     differently (1 is neutral in MNLI, SUPPORTS in SummEdits, not entailed in GLUE RTE).
     In ``3class``, the two-class synonyms (true/false, yes/no) are ambiguous, hence refused
     (:func:`verifier.datasets.normalise_label`). In ``supports-refutes`` they name the two
@@ -168,11 +201,17 @@ def gold_for_scheme(raw_label: Any, scheme: Scheme, *,
         >>> gold_for_scheme(2, "supports-refutes", label_map={"2": REFUTES})
         'REFUTES'
     """
-    key = str(raw_label).strip().lower()
+    key = label_key(raw_label)
+    if label_map:  # keys as check_label_map gives them, for a map given here unchecked
+        label_map = {label_key(k): v for k, v in label_map.items()}
     if label_map and key in label_map:
         lab = normalise_label(label_map[key])
     elif is_class_number(raw_label):
         where = f" (field {field!r})" if field else ""
+        if label_map:  # a map was given: telling the user to give one would mislead
+            raise ValueError(f"label {raw_label!r}{where} has no entry in the label map "
+                             f"(--label-map, EvalConfig.label_map), which maps "
+                             f"{', '.join(repr(k) for k in label_map)}; add {key}=LABEL")
         raise ValueError(f"label {raw_label!r} is ambiguous in scheme {scheme!r}{where}: a "
                          f"class number, and data sets number their classes differently "
                          f"({CLASS_NUMBERINGS}); say what the numbers mean with --label-map "
@@ -330,13 +369,24 @@ def decide(probs: np.ndarray, scheme: Scheme, threshold: float | None = None) ->
 
 @dataclass(frozen=True)
 class RawRow:
-    """One input row: its 1-based line (or record) number, raw text, and parsed record."""
+    """One input row: the 1-based file line it starts on, raw text, and parsed record.
+
+    ``item``: the row's 1-based number in a ``.json`` array (several items may start on one
+    line: a compact array is one line); ``None`` in other formats.
+    """
 
     line: int
     raw: str
     record: dict[str, Any] | None
     error: str | None = None
     source: str = ""
+    item: int | None = None
+
+    @property
+    def where(self) -> str:
+        """``FILE:LINE``, and the array item in a ``.json`` array."""
+        place = f"{self.source}:{self.line}"
+        return place if self.item is None else f"{place} (array item {self.item})"
 
 
 def _detect_format(path: Path) -> str:
@@ -383,9 +433,52 @@ def _first_line_is_object(text: str) -> bool:
     return False
 
 
+#: JSON's whitespace (``json.decoder.WHITESPACE``).
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _after_space(text: str, pos: int) -> int:
+    """The position of the first character at or after ``pos`` that is not JSON whitespace."""
+    m = _JSON_SPACE.match(text, pos)
+    return pos if m is None else m.end()
+
+
+def _array_items(text: str) -> list[tuple[int, Any]] | None:
+    """``(start line, item)`` of each item of ``text``, a JSON array; ``None`` if it is not one.
+
+    The items are parsed as ``json.loads(text, object_pairs_hook=_Record)`` parses them,
+    one at a time, so that each item's first line is known (counted as
+    ``JSONDecodeError`` counts lines). ``None`` for any text ``json.loads`` would not read
+    as one array: the caller parses it whole again for the error.
+    """
+    decoder = json.JSONDecoder(object_pairs_hook=_Record)
+    pos = _after_space(text, 0)
+    if not text.startswith("[", pos):
+        return None
+    pos = _after_space(text, pos + 1)
+    items: list[tuple[int, Any]] = []
+    line, counted = 1, 0
+    while not text.startswith("]", pos):
+        if items:  # a comma, then the next item
+            if not text.startswith(",", pos):
+                return None
+            pos = _after_space(text, pos + 1)
+        try:
+            item, end = decoder.raw_decode(text, pos)
+        except (ValueError, RecursionError):  # JSONDecodeError, digit limit, depth
+            return None
+        line += text.count("\n", counted, pos)
+        counted = pos
+        items.append((line, item))
+        pos = _after_space(text, end)
+    return items if _after_space(text, pos + 1) == len(text) else None
+
+
 def _read_json_array(path: Path) -> Iterator[RawRow]:
     """Rows of a ``.json`` file (one array, parsed whole), or of JSON Lines saved as ``.json``.
 
+    Each row's ``line`` is the file line its array item starts on, and ``item`` its number
+    in the array (the rows of a compact array, all on one line, are told apart by it).
     A file that is not one JSON array but whose first non-blank line is a JSON object by
     itself is JSON Lines (:func:`_read_jsonl`: each line a row, a bad line an error row of
     its own). Any other file that cannot be parsed, or holds no array, gives one error row
@@ -397,8 +490,10 @@ def _read_json_array(path: Path) -> Iterator[RawRow]:
     skipped = ("; the whole .json file was skipped (it is parsed as one array, or as JSON "
                "Lines when its first line is a JSON object)")
     text = path.read_bytes().decode("utf-8-sig", "surrogateescape")
+    items = _array_items(text)
     try:
-        doc = json.loads(text, object_pairs_hook=_Record)
+        doc = [item for _, item in items] if items is not None else json.loads(
+            text, object_pairs_hook=_Record)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, digit limit, depth
         if _first_line_is_object(text):
             logger.info("input %s: not one JSON array; read as JSON Lines", src)
@@ -421,17 +516,18 @@ def _read_json_array(path: Path) -> Iterator[RawRow]:
                      f"a .json input must hold an array of objects, got a JSON "
                      f"{_json_type(doc)}{skipped}", src)
         return
+    assert items is not None  # a JSON array: _array_items read it
     undecodable = _ESCAPED_BYTE.search(text) is not None  # else a surrogate is an escape
-    for i, rec in enumerate(doc, start=1):
+    for i, (line, rec) in enumerate(items, start=1):
         raw = json.dumps(rec, ensure_ascii=False)
-        if undecodable and (bad := _undecodable(raw, i, f"array item {i}")) is not None:
-            yield RawRow(i, _printable(raw), None, bad, src)
+        if undecodable and (bad := _undecodable(raw, line, f"array item {i}")) is not None:
+            yield RawRow(line, _printable(raw), None, bad, src, i)
         elif not isinstance(rec, _Record):  # every JSON object is read as a _Record
-            yield RawRow(i, raw, None, "array item is not an object", src)
+            yield RawRow(line, raw, None, "array item is not an object", src, i)
         elif rec.duplicates:
-            yield RawRow(i, raw, None, _duplicate_keys(rec), src)
+            yield RawRow(line, raw, None, _duplicate_keys(rec), src, i)
         else:
-            yield RawRow(i, raw, dict(rec), None, src)
+            yield RawRow(line, raw, dict(rec), None, src, i)
 
 
 #: csv's field size limit while a CSV/TSV record is parsed: csv's default (131,072 characters)
@@ -899,11 +995,12 @@ class EvalConfig:
             file's base name, or its path as given when two inputs share a base name). An
             empty id, or one an earlier row has, is an error record either way.
         from_loader: The inputs are files :func:`write_preset_split` wrote (``verifier eval
-            --preset`` for a preset with train rows): each row keeps the data file and line
-            the preset's loader read it from, and a data row the loader could not read or
-            map is an error record naming them.
-        label_map: What raw labels mean: raw label (compared as a string, trimmed, any case)
-            -> a label :func:`verifier.datasets.normalise_label` knows (``"entailment"``,
+            --preset`` for a preset with train rows, or read through its loader): each row
+            keeps the data file and line the preset's loader read it from, and a data row
+            the loader could not read or map is an error record naming them.
+        label_map: What raw labels mean: raw label (compared as a string, trimmed, any case;
+            a number as its integer, ``1.0`` as ``1``: :func:`label_key`) -> a label
+            :func:`verifier.datasets.normalise_label` knows (``"entailment"``,
             ``"SUPPORTS"``...), e.g. ``{"0": "entailment", "1": "neutral", "2":
             "contradiction"}`` for MNLI-numbered data. Class numbers (``0``, ``1``, ``"2"``)
             are read only through it (:func:`gold_for_scheme`); ``None``: no map.
@@ -1037,7 +1134,7 @@ def check_output_dir(value: str | os.PathLike[str]) -> Path:
 
 
 def check_label_map(label_map: Any) -> dict[str, str]:
-    """:attr:`EvalConfig.label_map` checked: lower-case raw labels -> canonical labels.
+    """:attr:`EvalConfig.label_map` checked: raw labels (:func:`label_key`) -> canonical labels.
 
     Raises:
         ValueError: It is not a mapping of strings to labels :func:`normalise_label` knows
@@ -1050,7 +1147,7 @@ def check_label_map(label_map: Any) -> dict[str, str]:
         raise ValueError(f"{what} must map raw labels to labels, got {_short(label_map)}")
     out: dict[str, str] = {}
     for raw, label in label_map.items():
-        key = raw.strip().lower() if isinstance(raw, str) else None
+        key = label_key(raw) if isinstance(raw, str) else None
         if not key or not isinstance(label, str):
             raise ValueError(f"{what} must map non-empty strings to label names, got "
                              f"{_short(raw)}: {_short(label)}")
@@ -1316,9 +1413,10 @@ class _Ids:
     """The ids of a run's rows, given out in input order: each row's, or why it has none.
 
     A row's id is its id field (:func:`record_id`; required as :func:`_id_required` says),
-    else ``FILE:LINE``, with the file's base name unless two inputs share it (then the path
-    as given). An id an earlier row has is refused, naming where that row is. Memory grows
-    with the number of rows (one entry per id).
+    else ``FILE:LINE`` (``FILE:ITEM`` in a ``.json`` array, whose items may share a line:
+    :attr:`RawRow.item`), with the file's base name unless two inputs share it (then the
+    path as given). An id an earlier row has is refused, naming where that row is. Memory
+    grows with the number of rows (one entry per id).
     """
 
     def __init__(self, cfg: EvalConfig) -> None:
@@ -1326,7 +1424,7 @@ class _Ids:
         self.required = _id_required(cfg)
         names = [p.name for p in cfg.inputs]
         self.shared = {str(p) for p in cfg.inputs if names.count(p.name) > 1}
-        self.first: dict[str, tuple[str, int]] = {}  # id -> (source, line) of its first row
+        self.first: dict[str, str] = {}  # id -> where its first row is (RawRow.where)
 
     def of(self, row: RawRow) -> str:
         """The id of ``row`` (its ``record`` is set), registered as taken.
@@ -1338,13 +1436,13 @@ class _Ids:
         rid = record_id(row.record, self.fields, required=self.required)
         if rid is None:
             name = row.source if row.source in self.shared else Path(row.source).name
-            rid = f"{name}:{row.line}"
+            rid = f"{name}:{row.line if row.item is None else row.item}"
         first = self.first.get(rid)
         if first is not None:  # each row is given an id once a run
             field_name = f"id field {self.fields.id!r}" if self.fields.id else "no id field"
             raise ValueError(f"duplicate id {_short(rid)} ({field_name}): the row on "
-                             f"{first[0]}:{first[1]} has it already")
-        self.first[rid] = (row.source, row.line)
+                             f"{first} has it already")
+        self.first[rid] = row.where
         return rid
 
 
@@ -1468,7 +1566,7 @@ def check_id_field(cfg: EvalConfig) -> None:
     if first is not None and first.record is not None and name not in first.record:
         names = ", ".join(repr(k) for k in first.record)
         raise ValueError(f"id field {name!r} (--id-field, FieldMap.id) is not in the first row, "
-                         f"{first.source}:{first.line}, whose fields are {names}: name one of "
+                         f"{first.where}, whose fields are {names}: name one of "
                          f"them, or leave the id field out to number rows FILE:LINE")
 
 
@@ -1567,16 +1665,27 @@ def _run_eval(cfg: EvalConfig, scorer: Any, show_progress_bar: bool | None
 
 
 def _error_record(row: RawRow, reason: str | None) -> dict[str, Any]:
-    """An ``errors.jsonl`` record: where the row is, why it has no prediction, its text."""
-    return {"line": row.line, "source": row.source, "reason": reason, "raw": row.raw}
+    """An ``errors.jsonl`` record: where the row is, why it has no prediction, its text.
+
+    ``item``: the row's number in a ``.json`` array (:attr:`RawRow.item`), only there.
+    """
+    return {"line": row.line, **_item_field(row), "source": row.source, "reason": reason,
+            "raw": row.raw}
+
+
+def _item_field(row: RawRow) -> dict[str, int]:
+    """``{"item": n}`` for a row of a ``.json`` array, else nothing (no key in other formats)."""
+    return {} if row.item is None else {"item": row.item}
 
 
 def _no_usable_row_message(cfg: EvalConfig, err_path: Path, n_errors: int) -> str:
     """Why a run scored no row: its first error and, for a missing field, the rows' fields."""
     with err_path.open(encoding="utf-8") as fh:
         first = json.loads(fh.readline())
+    where = f"{first['source']}:{first['line']}" + (
+        f" (array item {first['item']})" if "item" in first else "")
     msg = (f"no input row could be used: all {n_errors} are in {str(err_path)!r}; the first, "
-           f"{first['source']}:{first['line']}: {first['reason']}")
+           f"{where}: {first['reason']}")
     if str(first["reason"]).startswith("missing "):
         found = _first_record(cfg)
         if found is not None and found.record is not None:
@@ -1636,7 +1745,7 @@ def _run_chunks(cfg: EvalConfig, scorer: Any, state: dict[str, Any], state_path:
                 for meta, s in zip(metas, scored, strict=True):
                     if isinstance(s, str):  # the reason this pair could not be scored
                         pos, r = meta[0], meta[1]
-                        logger.warning("%s:%d: %s", r.source, r.line, s)
+                        logger.warning("%s: %s", r.where, s)
                         errs.append((pos, _error_record(r, s)))
                     else:
                         good.append((meta, s))
@@ -1655,7 +1764,8 @@ def _run_chunks(cfg: EvalConfig, scorer: Any, state: dict[str, Any], state_path:
                             scores = {k2: round(float(v), 6) for k2, v in extra_row.items()}
                         preds.append({
                             "id": rid,
-                            "source": r.source, "line": r.line, "gold": gold,
+                            "source": r.source, "line": r.line, **_item_field(r),
+                            "gold": gold,
                             "predicted": decided[k],
                             "probabilities": {c: round(float(x), 6)
                                               for c, x in zip(classes, pr, strict=True)},

@@ -31,3 +31,27 @@ def is_real(value: object) -> TypeGuard[float]:
         (True, True, True, False, False)
     """
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def lone_surrogate(text: str) -> int | None:
+    r"""Where ``text`` holds its first lone surrogate (``None``: it holds none).
+
+    A lone surrogate (U+D800 to U+DFFF) is half of a character: a stream cut inside an emoji
+    and decoded by a JSON parser gives one. No tokenizer can encode it, so every package
+    refuses it at its input, naming the parameter, rather than failing deep in a tokenizer.
+
+    Example:
+        >>> lone_surrogate("Paris \ud83d is big"), lone_surrogate("Paris 🗼 is big")
+        (6, None)
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return None
+
+
+def surrogate_message(name: str, text: str, at: int) -> str:
+    """The error message for a lone surrogate at ``text[at]`` of the input ``name``."""
+    return (f"{name} holds a lone surrogate {text[at]!r} at position {at} (half of a "
+            f"character: a text cut inside one?): {text!r:.80}")

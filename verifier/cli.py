@@ -117,12 +117,26 @@ def _output_dir_arg(text: str) -> Path:
 
 
 def _label_map_arg(text: str) -> dict[str, str]:
-    """``RAW=LABEL,RAW=LABEL`` as a dict (the labels are checked by EvalConfig)."""
+    """``RAW=LABEL,RAW=LABEL`` as a dict (the labels are checked by EvalConfig).
+
+    A raw label given twice (compared as :func:`verifier.batch.check_label_map` compares
+    them, :func:`verifier.batch.label_key`: trimmed, any case, ``01`` as ``1``) is refused
+    here: the dict would keep the last mapping only.
+    """
+    from verifier.batch import label_key
+
     pairs = [item.partition("=") for item in text.split(",")]
     if not text.strip() or any(not sep or not raw.strip() or not label.strip()
                                for raw, sep, label in pairs):
         raise argparse.ArgumentTypeError(f"must be RAW=LABEL pairs separated by commas, e.g. "
                                          f"0=entailment,1=neutral,2=contradiction; got {text!r}")
+    seen: set[str] = set()
+    for raw, _, _ in pairs:
+        key = label_key(raw)
+        if key in seen:
+            raise argparse.ArgumentTypeError(f"gives the raw label {raw.strip()!r} twice; "
+                                             f"map each raw label once, got {text!r}")
+        seen.add(key)
     return {raw.strip(): label.strip() for raw, _, label in pairs}
 
 
@@ -146,7 +160,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     inputs = list(args.inputs)
     from_loader = False
     if preset is not None and not inputs:
-        if preset.holds_train:  # through the loader, which normalises (FEVER's CSV fields)
+        # through the loader, which normalises (FEVER's CSV fields) and builds evidence
+        # that is no one field of the file (AVeriTeC's question-answer pairs)
+        if preset.holds_train or preset.loader:
             inputs = [write_preset_split(args.preset, None if args.split == "all" else "eval",
                                          args.output_dir / "inputs")]
             base, from_loader = SPLIT_FIELDS, True

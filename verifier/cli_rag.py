@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -172,9 +173,47 @@ def _print_result(res: Any, out: Any = sys.stdout) -> None:
                   file=out)
 
 
+#: A Hugging Face hub id: ``name`` or ``namespace/name`` (letters, digits, ``_ . -``).
+_HUB_ID = re.compile(r"[\w.-]+(?:/[\w.-]+)?")
+
+
+def _check_model_path(option: str, value: str | None) -> str | None:
+    """``value`` unchanged, or an error naming ``option`` when it is a path to no folder.
+
+    A value is a path when it is absolute, starts with ``./``, ``../`` or ``~``, or holds
+    a path separator without being a hub id (``namespace/name``). Handed on, a path that
+    names no folder was read as a hub id, and failed with a hub message ("Repo id must
+    use alphanumeric chars") that names neither the option nor the path.
+
+    Example:
+        >>> _check_model_path("--embedding-model", "sentence-transformers/all-MiniLM-L6-v2")
+        'sentence-transformers/all-MiniLM-L6-v2'
+
+    Raises:
+        ValueError: ``value`` is a path that names no folder.
+    """
+    if value is None:
+        return value
+    seps = {os.sep, os.altsep or os.sep}
+    path_like = (os.path.isabs(value)
+                 or value.startswith(tuple(f"{d}{s}" for d in (".", "..") for s in seps))
+                 or value.startswith("~")
+                 or (any(s in value for s in seps) and not _HUB_ID.fullmatch(value)))
+    if path_like:
+        path = Path(value).expanduser()
+        if path.is_file():
+            raise ValueError(f"{option} {value!r}: is a file, not a model folder")
+        if not path.is_dir():
+            raise ValueError(f"{option} {value!r}: no such folder (give a sentence-transformers "
+                             f"model folder, or a hub id such as "
+                             f"sentence-transformers/all-MiniLM-L6-v2)")
+    return value
+
+
 def _cmd_index(args: argparse.Namespace) -> int:
     from rag.retrieval import HybridRetriever
 
+    _check_model_path("--embedding-model", args.embedding_model)  # before the documents load
     docs = load_documents(args.docs)
     r = HybridRetriever(args.embedding_model, device=args.device, index_type=args.index_type,
                         chunk_max_chars=args.chunk_chars).index(docs)
@@ -300,8 +339,12 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
     if (args.docs is None) == (args.index is None):
         raise ValueError("give exactly one of --docs or --index")
-    if args.out and not Path(args.out).resolve().parent.is_dir():  # before the work, not after
-        raise ValueError(f"--out {args.out!r}: its folder does not exist")
+    if args.out is not None:  # checked before the work, not after it
+        out = str(args.out)
+        if Path(out).is_dir():  # Path("") too: the working folder
+            raise ValueError(f"--out {out!r}: is a folder, not a file (name the file to write)")
+        if not Path(out).resolve().parent.is_dir():
+            raise ValueError(f"--out {out!r}: its folder does not exist")
     draft = read_draft(args.draft)  # refuses one that holds no text
     if args.index is not None:
         retriever = HybridRetriever.load(args.index, device=args.device)

@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from verifier.checking import is_int
+from verifier.checking import is_int, lone_surrogate, surrogate_message
 from verifier.embedded import (
     DEFAULT_NLI_MODEL,
     MODEL_LOAD_LOCK,
@@ -774,10 +774,17 @@ class NLIDetector:
         if id2label is not None:
             if not isinstance(id2label, Mapping) or not id2label:
                 raise ValueError(f"id2label must be a non-empty mapping, got {id2label!r}")
-            try:
-                id2label = {int(k): str(v) for k, v in id2label.items()}
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"id2label keys must be ints, got {id2label!r}") from exc
+            ids: dict[int, str] = {}
+            for k, v in id2label.items():
+                # an int, or the text of one as JSON writes keys ("0"): not 0.9 read as 0
+                if not (is_int(k) or (isinstance(k, str) and k.strip().isdigit())):
+                    raise ValueError(f"id2label keys must be ints, got the key {k!r} in "
+                                     f"{id2label!r}")
+                if int(k) in ids:  # 0 and "0": one of the two names was lost
+                    raise ValueError(f"id2label gives the output {int(k)} twice, got "
+                                     f"{id2label!r}")
+                ids[int(k)] = str(v)
+            id2label = {k: v for k, v in ids.items()}  # (typed as the argument)
         if not isinstance(trust_remote_code, bool):
             raise TypeError(f"trust_remote_code must be a bool, got {trust_remote_code!r}")
         if show_progress_bar is not None and not isinstance(show_progress_bar, bool):
@@ -1246,5 +1253,10 @@ def _validate_pairs(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
             if not text.strip():
                 raise PairInputError(f"pairs[{i}] has an empty {part}", index=i,
                                      part=part, reason=f"an empty {part}")  # type: ignore[arg-type]
+            at = lone_surrogate(text)
+            if at is not None:
+                reason = f"a {part} with a lone surrogate {text[at]!r} at position {at}"
+                raise PairInputError(surrogate_message(f"pairs[{i}] {part}", text, at), index=i,
+                                     part=part, reason=reason)  # type: ignore[arg-type]
         out.append((prem, hyp))
     return out

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +24,7 @@ from typing import Any, Literal
 import numpy as np
 
 from rag.pairing import MIN_SCORE, check_min_score
-from verifier.checking import is_int, is_real
+from verifier.checking import is_int, is_real, lone_surrogate, surrogate_message
 from verifier.nli import (
     ChunkScores,
     NLIDetector,
@@ -60,7 +60,8 @@ class Report:
     Attributes:
         draft: The draft text.
         verdicts: One verdict per claim, in draft order.
-        timings: Seconds per stage (``decompose``, ``retrieve``, ``pair``, ``nli``, ``checks``).
+        timings: Seconds per stage (``decompose``, ``retrieve``, ``pair``, ``nli``,
+            ``alignment``, ``uncertainty``, ``detectors`` for the three together, ``meta``).
     """
 
     draft: str
@@ -200,7 +201,9 @@ def _as_evidence(items: Sequence[Evidence | Passage | str] | Evidence | Passage 
     """The caller's evidence as :class:`Evidence`, in order.
 
     A text that shows nothing (only whitespace or invisible characters such as zero-width
-    spaces: no model can read it) is an error naming ``evidence[i]``.
+    spaces: no model can read it) is an error naming ``evidence[i]``. A plain string is
+    ``evidence-{i + 1}``, unless it repeats an earlier one: then it is that one's (one source,
+    read once: copies of a passage retrieved twice filled the top-k evidence slots).
     """
     if isinstance(items, (str, Evidence, Passage)):
         items = [items]  # one passage, not a sequence of characters
@@ -208,6 +211,7 @@ def _as_evidence(items: Sequence[Evidence | Passage | str] | Evidence | Passage 
         raise TypeError(f"evidence must be a sequence of Evidence, Passage or str (or one of "
                         f"them), got {type(items).__name__}")
     out = []
+    first: dict[str, int] = {}  # each plain string's first index
     for i, it in enumerate(items):
         if not isinstance(it, (Evidence, Passage, str)):
             raise TypeError(f"evidence[{i}] must be an Evidence, Passage or str, got "
@@ -217,14 +221,29 @@ def _as_evidence(items: Sequence[Evidence | Passage | str] | Evidence | Passage 
         if is_blank(text):
             raise ValueError(f"evidence[{i}] is empty (only whitespace or invisible "
                              f"characters): {text!r:.80}")
+        if (at := lone_surrogate(text)) is not None:
+            raise ValueError(surrogate_message(f"evidence[{i}]", text, at))
         if isinstance(it, Evidence):
             out.append(it)
         elif isinstance(it, Passage):
             span = tuple(it.metadata.get("doc_span", (0, len(it.text))))
             out.append(Evidence(it.text, it.source_id, span))
         else:
-            out.append(Evidence(it, f"evidence-{i + 1}", (0, len(it))))
+            out.append(Evidence(it, f"evidence-{first.setdefault(it, i) + 1}", (0, len(it))))
     return out
+
+
+def _retrieved(retriever: Any, query: str, top_k: int) -> list[Evidence]:
+    """``retriever.retrieve(query, top_k=top_k)`` as a list of :class:`Evidence`.
+
+    Anything else is a ``TypeError`` naming the call and what it gave.
+    """
+    got = retriever.retrieve(query, top_k=top_k)
+    name = f"retriever.retrieve({query!r:.40}, top_k={top_k})"
+    if isinstance(got, (str, bytes)) or not isinstance(got, Iterable):
+        raise TypeError(f"{name} must return Evidence objects, got {type(got).__name__} "
+                        f"{got!r:.80}")
+    return list(check_sequence_of(name, list(got), Evidence, item="an Evidence"))
 
 
 def _holder(ev: Evidence, passages: Sequence[Evidence]) -> int | None:
@@ -379,7 +398,20 @@ def all_features() -> tuple[str, ...]:
 def _load_classifier(value: Any, name: str, param: str) -> Any:
     from verifier.meta import StatusClassifier
 
-    if value is None or hasattr(value, "predict_proba"):
+    if value is None:
+        return value
+    if hasattr(value, "predict_proba") and not isinstance(value, type):
+        # fitted on named feature columns with the three statuses as its classes (it is
+        # read by ``feature_names_in_``, and its columns by ``classes_``): else it failed
+        # only at the first verdict, with a message that did not name ``param``
+        names = getattr(value, "feature_names_in_", None)
+        classes = [str(c) for c in getattr(value, "classes_", ())]
+        if names is None:
+            raise TypeError(f"{param} must be fitted on named feature columns (a pandas "
+                            f"DataFrame: it has no feature_names_in_), got {value!r:.80}")
+        if missing := [s.value for s in Status if s.value not in classes]:
+            raise ValueError(f"{param}'s classes_ must hold the statuses "
+                             f"{[s.value for s in Status]}, got {classes}: missing {missing}")
         return value
     if value == "embedded":
         from verifier.embedded import embedded_meta_path
@@ -421,7 +453,10 @@ class Verifier:
             on held-out folds to maximise the macro-F1 of supported vs the rest), the least
             p(Supported) is ``t - 0.1`` (``lenient``), ``t`` (``balanced``) or ``t + 0.2``
             (``strict``), kept within [0.05, 0.95] (:data:`SUPPORT_SHIFT`); without a
-            learned cut, see :data:`SUPPORT_MIN`.
+            learned cut, see :data:`SUPPORT_MIN`. With ``meta=None`` there is no
+            meta-classifier: the threshold rule decides (:meth:`status_of`, set by
+            ``support_threshold`` and ``contradiction_threshold``), and a strictness other
+            than ``balanced`` is logged as having no effect.
         parallel: Run the detectors in threads side by side (``True``) or one after another
             (``False``). ``None`` (default): side by side when the NLI model runs on a GPU;
             on a CPU one after another, since torch already spreads each detector over every
@@ -492,6 +527,9 @@ class Verifier:
                                      ("alignment", alignment, "features"),
                                      ("uncertainty", uncertainty, "features")):
             off = value is False and param in ("alignment", "uncertainty")
+            if isinstance(value, type):  # the class, not an instance: it failed at first use
+                raise TypeError(f"{param} must be an instance, got the class {value.__name__}"
+                                f" (call it: {value.__name__}(...))")
             if value is not None and not off and not callable(getattr(value, method, None)):
                 hint = (f"; for a model id or path pass NLIDetector({value!r})"
                         if param == "nli" and isinstance(value, (str, Path)) else "")
@@ -524,6 +562,10 @@ class Verifier:
         self.alignment = alignment or None
         self.uncertainty = uncertainty or None
         self.meta = _load_classifier(meta, "ensemble", "meta")
+        if self.meta is None and strictness != "balanced":
+            logger.warning("strictness=%r has no effect with meta=None: the NLI threshold rule "
+                           "decides (set support_threshold and contradiction_threshold)",
+                           strictness)
         custom = getattr(self.nli, "model_name_or_path", None)
         if meta == "embedded" and custom is not None:
             logger.warning("the shipped meta-classifier was fitted on the features of the "
@@ -596,6 +638,9 @@ class Verifier:
     def decide(self, probabilities: dict[str, float]) -> Status:
         """Status from meta-classifier probabilities, at this verifier's strictness.
 
+        (With ``meta=None`` a verdict's status comes from :meth:`status_of` instead, the NLI
+        threshold rule.)
+
         With a learned cut ``t`` (the classifier's ``support_threshold_``, 0.43 for the
         shipped one): ``Supported`` when p(Supported) >= ``t`` + :data:`SUPPORT_SHIFT`
         [strictness] (kept within [0.05, 0.95]), whatever the other two probabilities;
@@ -652,6 +697,8 @@ class Verifier:
                             f"{type(draft).__name__} {draft!r:.80}")
         if is_blank(text):
             raise ValueError(f"draft must be a non-empty str or Generation, got {draft!r:.80}")
+        if (at := lone_surrogate(text)) is not None:
+            raise ValueError(surrogate_message("draft", text, at))
         if not is_int(top_k) or top_k <= 0:
             raise ValueError(f"top_k must be an int > 0, got {top_k!r}")
         for name, value in (("question", question), ("prompt", prompt)):
@@ -670,9 +717,9 @@ class Verifier:
         t["decompose"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         if retriever is not None:
-            passages: list[Evidence] = list(retriever.retrieve(question or text, top_k=top_k))
+            passages: list[Evidence] = _retrieved(retriever, question or text, top_k)
             for c in claims:
-                passages.extend(retriever.retrieve(c.text, top_k=top_k))
+                passages.extend(_retrieved(retriever, c.text, top_k))
         elif evidence is not None:  # one of the two is given (checked above)
             passages = _as_evidence(evidence)
         t["retrieve"] = time.perf_counter() - t0
@@ -789,6 +836,10 @@ class Verifier:
                 says its log-probs go unused).
             prompt: The prompt that produced it.
         """
+        paired = check_sequence_of("paired", paired, ClaimEvidence)
+        if passages is not None:
+            passages = check_sequence_of("passages", passages, Evidence)
+
         def evidence_name(ci: int, j: int) -> str:
             k = None if passages is None else _holder(paired[ci].evidence[j], passages)
             return f"paired[{ci}].evidence[{j}]" if k is None else f"passages[{k}]"
@@ -999,6 +1050,8 @@ class Verifier:
                 claim = Claim(c)
             else:
                 raise TypeError(f"claims[{i}] must be a non-empty str or a Claim, got {c!r:.80}")
+            if (at := lone_surrogate(claim.text)) is not None:
+                raise ValueError(surrogate_message(f"claims[{i}]", claim.text, at))
             one.append(isinstance(e, (str, Evidence, Passage)) or not isinstance(e, Sequence))
             items: Any = [e] if one[i] else e  # one piece of evidence, or a list of them
             try:
