@@ -48,8 +48,8 @@ _WORDS = {
     "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
     "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12,
 }
-_SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9,
-          "bn": 1e9, "b": 1e9, "trillion": 1e12, "tn": 1e12}
+_SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "mln": 1e6,
+          "billion": 1e9, "bn": 1e9, "b": 1e9, "trillion": 1e12, "tn": 1e12}
 #: The months' names, January first.
 MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August",
                "September", "October", "November", "December")
@@ -66,13 +66,17 @@ _NUM = re.compile(
     # four groups after the first: a run of 3-digit numbers, "rooms 101 102", still reads
     # as one number, but never as one of hundreds of digits)
     r"(?P<cur>[$€£¥₹])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|"
-    r"\d{1,3}(?:[ \u00a0\u202f]\d{3}){1,4}(?![\d.,]\d)|\d+(?:\.\d+)?|"
+    r"\d{1,3}(?:[ \u00a0\u202f]\d{3}){1,4}(?![\d.,]\d)|"
+    # by stops in two groups or more ("1.000.000", a single "1.000" is a decimal), or by
+    # apostrophes ("10'000", as in Switzerland)
+    r"\d{1,3}(?:\.\d{3}){2,}(?![\d.]\d)|\d{1,3}(?:['’]\d{3})+(?![\d'’]\d)|\d+(?:\.\d+)?|"
     # a decimal without its zero (".5%"), not a part of "2.0.5" (the look-behind above)
     r"\.\d+(?![\d.]))"
     # a mixed number: "2½", "2 and a half" (million)
     r"(?P<frac>[½¼¾⅓⅔]|\s+and\s+a\s+half\b)?"
     # (a letter and a stop before a letter is an abbreviation: "753 B.C.", "60 m.p.h.")
-    r"(?:[\s-]?(?P<scale>thousand|million|billion|trillion|bn|mn|tn|k|m|b)\b(?!\.[^\W\d_]))?"
+    r"(?:[\s-]?(?P<scale>thousand|million|billion|trillion|bn|mln|mn|tn|k|m|b)\b"
+    r"(?!\.[^\W\d_]))?"
     + _PCT + "?", re.I)
 #: The value of a fraction sign or of "and a half" after a whole number.
 _MIXED = {"½": 0.5, "¼": 0.25, "¾": 0.75, "⅓": 1 / 3, "⅔": 2 / 3}
@@ -329,7 +333,8 @@ def find_numbers(text: str, *, skip_years: bool = True) -> list[Number]:
                           hour=hour))
     for m in _NUM.finditer(text):
         raw = m.group("num")
-        value = float(re.sub(r"[,\s]", "", raw))
+        grouped = raw.count(".") > 1  # "1.000.000": stops group thousands
+        value = float(re.sub(r"[,\s'’.]" if grouped else r"[,\s'’]", "", raw))
         if m.group("frac"):
             value += _MIXED.get(m.group("frac"), 0.5)
         given = m.group("scale") or ""

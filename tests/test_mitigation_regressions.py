@@ -1905,3 +1905,24 @@ def test_mitigation_strict_keeps_the_marker_of_an_item_that_goes_on(draft, claim
     for e in answer.edits:
         if e.body_span is not None:
             assert answer.body[slice(*e.body_span)] == e.replacement
+
+
+# thousands grouped by stops in two groups or more, or by apostrophes, and "mln": each was
+# read as another number ("1.000.000" as 1.0, "10'000" as 10 and 000, "2 mln" as 2), a HIGH
+# finding that hedges a supported claim
+@pytest.mark.parametrize(("claim", "evidence"), [
+    ("It has 1.000.000 users.", "It has 1,000,000 users."),
+    ("It has 10'000 users.", "It has 10,000 users."),
+    ("It has 1’250’000 users.", "It has 1,250,000 users."),
+    ("It sold 2 mln copies.", "It sold 2 million copies."),
+])
+def test_mitigation_other_thousands_separators_agree(claim: str, evidence: str) -> None:
+    assert _found(claim, evidence) == []
+
+
+def test_mitigation_other_thousands_separators_values() -> None:
+    assert [n.value for n in find_numbers("1.000.000; 10'000; 2 mln; 1.000; 2.0.5")] == [
+        1e6, 1e4, 2e6, 1.0, 2.0]
+    # a value that differs is still caught
+    assert _found("It has 1.200.000 users.", "It has 1,000,000 users.")[0][0] == \
+        "value_contradiction"

@@ -188,3 +188,21 @@ def test_uncertainty_generator_without_score_gives_nan_not_an_error(
     f = det.features(Generation("Paris is big."), [Claim("Paris is big.", (0, 13))],
                      prompt="Where is Paris?")
     assert math.isnan(f[0]["unc.mean_surprisal"]) and math.isnan(f[0]["unc.tokens"])
+
+
+# a contraction is a negation ("isn't": no word boundary before its "n't"); a name is found
+# whole in one passage ("Oman" is not in "a woman", nor "New York" across two passages); a
+# date's month is no name (covered by the date features when written "1990-07-04")
+@pytest.mark.parametrize(("claim", "evidence", "coverage", "negation"), [
+    ("Paris isn't big.", ["Paris is big."], 1.0, 1.0),
+    ("Paris wasn’t founded by Romans.", ["Paris was founded by Romans."], 1.0, 1.0),
+    ("Paris doesn't have a port.", ["Paris doesn't have a port."], 1.0, 0.0),
+    ("Oman signed the treaty.", ["A woman signed the treaty."], 0.0, 0.0),
+    ("Niger won the match.", ["Nigeria won the match."], 0.0, 0.0),
+    ("New York is large.", ["It is New", "York City is large."], 0.0, 0.0),
+    ("São Paulo is big.", ["Sao Paulo is big."], 1.0, 0.0),
+    ("Paris hosted it on 4 July 1990.", ["Paris hosted it on 1990-07-04."], 1.0, 0.0),
+])
+def test_alignment_negation_and_entity_coverage(claim, evidence, coverage, negation) -> None:
+    f = alignment_features(claim, [Evidence(e, f"d{i}") for i, e in enumerate(evidence)])
+    assert (f["align.entity_coverage"], f["align.negation_mismatch"]) == (coverage, negation)

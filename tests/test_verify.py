@@ -661,3 +661,23 @@ def test_strictness_without_a_meta_classifier_is_said_to_do_nothing(caplog) -> N
     with caplog.at_level("WARNING", logger="verifier.verify"):
         _verifier()
     assert "strictness" not in caplog.text
+
+
+def test_a_claim_stated_verbatim_is_supported_whatever_the_meta_classifier_says() -> None:
+    # the threshold rule's safeguard holds with a meta-classifier too: a long evidence text
+    # whose unrelated part reads as a contradiction outvoted the sentence stating the claim
+    class _SaysContradictory:
+        feature_names_in_ = np.array(["nli.entailment"])
+        classes_ = np.array([s.value for s in Status])
+        support_threshold_ = 0.43
+
+        def predict_proba(self, X):
+            return np.tile([0.05, 0.9, 0.05], (len(X), 1))
+
+    v = _verifier(meta=_SaysContradictory())
+    stated, other = v.verify_pairs(["Paris is in France.", "Lyon is in France."],
+                                   ["Rome is old. Paris is in France. Berlin is not big."] * 2)
+    assert stated.status == Status.SUPPORTED and other.status == Status.CONTRADICTORY
+    assert stated.probabilities["Supported"] == pytest.approx(0.43)
+    assert sum(stated.probabilities.values()) == pytest.approx(1.0)
+    assert stated.probabilities["Contradictory"] > stated.probabilities["Insufficient_Info"]

@@ -31,7 +31,9 @@ FEATURES: tuple[str, ...] = (
 #: Date findings that say the evidence gives another date for the same thing: another
 #: value, or the claim's date is another life event's ("died in 1971" against "born 1971").
 _DATE_CONFLICTS = frozenset({"value_contradiction", "event_contradiction"})
-_NEG = re.compile(r"\b(not|no|never|none|neither|nor|without|n't|cannot|only)\b", re.I)
+#: A negation: a word, or a contraction's "n't" (no word boundary inside "isn't").
+_NEG = re.compile(r"\b(?:not|no|never|none|neither|nor|without|cannot|only)\b|n['’]t\b",
+                  re.I)
 #: Evidence sentences per claim embedded for ``align.cosine`` (the best by lexical recall).
 MAX_EMBEDDED_SENTENCES = 4
 
@@ -97,7 +99,7 @@ def alignment_features(claim: str, evidence: Sequence[Evidence], *,
         (1.0, 0.0)
     """
     from mitigation.checks import DateCheck, NumberCheck, QuoteCheck
-    from mitigation.values import find_dates, find_names, find_numbers, find_quotes
+    from mitigation.values import find_dates, find_name_starts, find_numbers, find_quotes
 
     nan = math.nan
     f = dict.fromkeys(FEATURES, nan)
@@ -120,10 +122,17 @@ def alignment_features(claim: str, evidence: Sequence[Evidence], *,
         f["align.bigram_recall"] = float(np.nanmax(bi_recalls))
     if cosines is not None and len(cosines):
         f["align.cosine"] = float(max(cosines))
-    names = find_names(claim)
+    # names, not a date's month or weekday ("4 July 1990" is covered by "1990-07-04": the
+    # date features read it), each found whole in one passage ("Oman" is not in "a woman",
+    # nor "New York" in "It is New" + "York City")
+    dates = [d.span for d in find_dates(claim)]
+    names = [n for n, a in find_name_starts(claim)
+             if not any(s < a + len(n) and a < e for s, e in dates)]
     if names:  # "São Paulo" holds "Sao Paulo", "O’Brien" "O'Brien"
-        low = fold(joined)
-        f["align.entity_coverage"] = sum(fold(n) in low for n in names) / len(names)
+        folded = [fold(t) for t in texts]
+        f["align.entity_coverage"] = sum(
+            any(re.search(rf"(?<!\w){re.escape(fold(n))}(?!\w)", t) for t in folded)
+            for n in names) / len(names)
     if n := len(find_numbers(claim)):
         res = NumberCheck().run(claim, texts)
         f["align.number_coverage"] = max(0.0, 1.0 - len(res) / n)

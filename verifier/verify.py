@@ -998,6 +998,18 @@ class Verifier:
             if meta_p is not None:
                 probabilities = {s.value: float(meta_p[ci, j]) for j, s in enumerate(order_s)}
                 status = self.decide(probabilities)
+                cut = support_cut(self.meta, self.strictness)
+                if status != Status.SUPPORTED and cut is not None and f["match.exact"] and \
+                        _stated(ce.claim.text, ce.evidence):
+                    # one of its evidence sentences verbatim, as in the threshold rule below:
+                    # an unrelated part of a long evidence text read as a contradiction
+                    # outvoted it ("The Eiffel Tower is in Paris." against a paragraph that
+                    # says so); p(Supported) is reported at the cut, the rest scaled to fit
+                    rest = 1.0 - probabilities[Status.SUPPORTED.value]
+                    scale = (1.0 - cut) / rest if rest > 0 else 0.0
+                    probabilities = {k: cut if k == Status.SUPPORTED.value else v * scale
+                                     for k, v in probabilities.items()}
+                    status = self.decide(probabilities)
             else:
                 if f["match.exact"] and row[0] < self.support_threshold and _stated(
                         ce.claim.text, ce.evidence):
