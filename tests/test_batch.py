@@ -1212,3 +1212,19 @@ def test_batch_json_array_rows_name_their_file_line_and_item(tmp_path) -> None:
     assert [sorted(p) for p in _lines(tmp_path / "j/predictions.jsonl")][0] == [
         "gold", "id", "line", "predicted", "probabilities", "scores", "source"]
     assert "item" not in _lines(tmp_path / "j/errors.jsonl")[0]
+
+
+@pytest.mark.parametrize("claim", ["\ufffd\ufffd\ufffd", "\u0301\u20dd"])
+def test_batch_ensemble_claim_a_decoding_error_left_is_an_error_record(
+        tmp_path, tiny_nli_model, claim) -> None:
+    # such a claim passed the row check and stopped a --mode ensemble run (a TypeError from
+    # the verifier) with its whole chunk unwritten, again on every rerun
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(g) + "\n" for g in GOOD[:2]) + json.dumps(
+        {"claim": claim, "evidence": "paris is big .", "label": "SUPPORTS"}) + "\n")
+    run_eval(EvalConfig([src], tmp_path / "o", mode="ensemble", model=str(tiny_nli_model),
+                        device="cpu", dtype="float32", plots=False))
+    preds = (tmp_path / "o/predictions.jsonl").read_text().splitlines()
+    errors = [json.loads(x) for x in (tmp_path / "o/errors.jsonl").read_text().splitlines()]
+    assert len(preds) == 2 and [e["line"] for e in errors] == [3]
+    assert "empty claim" in errors[0]["reason"]

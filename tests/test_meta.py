@@ -536,3 +536,175 @@ def test_status_classifier_breaks_ties_as_the_verifier_decides() -> None:
     decided = Verifier(meta=model).decide(
         dict(zip(model.classes_.tolist(), p.tolist(), strict=True)))
     assert decided.value == "Insufficient_Info"
+
+
+def test_status_classifier_reads_a_dataframe_by_its_column_names() -> None:
+    pd = pytest.importorskip("pandas")
+    X, y = _data(300)
+    df = pd.DataFrame(X, columns=["nli.e", "nli.c", "x", "maybe_missing"])
+    m = StatusClassifier().fit(df, y)
+    assert m.feature_names_in_.tolist() == ["nli.e", "nli.c", "x", "maybe_missing"]
+    assert m.n_features_in_ == 4 and m.support_.n_features_in_ == 4
+    assert StatusClassifier.from_json(m.to_json()).n_features_in_ == 4
+    # columns in another order are put back in order; other columns are named
+    np.testing.assert_allclose(m.predict_proba(df[df.columns[::-1]]), m.predict_proba(X))
+    with pytest.raises(ValueError, match=r"missing \['maybe_missing'\], unexpected \['other'\]"):
+        m.predict_proba(df.rename(columns={"maybe_missing": "other"}))
+    # names given and a DataFrame of them in another order: read by name, not position
+    named = StatusClassifier(["nli.e", "nli.c", "x", "maybe_missing"]).fit(df[df.columns[::-1]], y)
+    np.testing.assert_allclose(named.predict_proba(X), m.predict_proba(X))
+    meta = MetaClassifier().fit(df, y)
+    assert meta.feature_names_in_.tolist() == list(df.columns) and meta.n_features_in_ == 4
+
+
+def test_status_classifier_without_insufficient_info_rows_predicts_contradictory() -> None:
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(0, 1, (50, 2)), rng.normal(4, 1, (50, 2))]
+    m = StatusClassifier(["a", "b"]).fit(X, ["Supported"] * 50 + ["Contradictory"] * 50)
+    assert m.refute_ is None and m.refute_prior_ == 1.0
+    assert m.predict([[4.0, 4.0]]).tolist() == ["Contradictory"]
+    m = StatusClassifier(["a", "b"]).fit(X, ["Supported"] * 50 + ["Insufficient_Info"] * 50)
+    assert m.refute_ is None and m.refute_prior_ == 0.0
+    # the rows that weigh nothing say nothing: Insufficient_Info alone, then none at all
+    y = ["Supported"] * 50 + ["Contradictory"] * 25 + ["Insufficient_Info"] * 25
+    w = np.r_[np.ones(50), np.zeros(25), np.ones(25)]
+    assert StatusClassifier(["a", "b"]).fit(X, y, sample_weight=w).refute_prior_ == 0.0
+    w[75:] = 0.0
+    assert StatusClassifier(["a", "b"]).fit(X, y, sample_weight=w).refute_prior_ == 0.5
+
+
+def test_a_failed_status_fit_names_the_stage_and_keeps_the_fit_before(monkeypatch) -> None:
+    X, y = _data(300)
+    m = StatusClassifier(["e", "c", "x", "m"]).fit(X, y)
+    before, support, refute = m.predict_proba(X), m.support_, m.refute_
+    fit, calls = MetaClassifier.fit, []
+
+    def stage_two_fails(self, *args, **kwargs):
+        calls.append(self)
+        if len(calls) == 2:
+            raise RuntimeError("stage two failed")
+        return fit(self, *args, **kwargs)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(MetaClassifier, "fit", stage_two_fails)
+        with pytest.raises(RuntimeError, match="stage two failed"):
+            m.fit(X * 10, y)
+    assert m.support_ is support and m.refute_ is refute  # not a new stage one, an old two
+    np.testing.assert_array_equal(m.predict_proba(X), before)
+    few = np.r_[y[y == "Supported"][:20], ["Contradictory"] * 2, ["Insufficient_Info"] * 20]
+    with pytest.raises(ValueError, match=r"stage two \(Contradictory vs Insufficient_Info\): "
+                                         r"calibration with cv=3 folds needs at least 3 rows "
+                                         r"of each class, got \{'Contradictory': 2, "
+                                         r"'Insufficient_Info': 20\}"):
+        m.fit(X[: len(few)] * 10, few)
+    assert m.support_ is support and m.refute_ is refute
+    np.testing.assert_array_equal(m.predict_proba(X), before)
+    fresh = StatusClassifier(["e", "c", "x", "m"])
+    with pytest.raises(ValueError, match=r"stage one \(Supported vs the rest\): .*got "
+                                         r"\{'Not_Supported': 2, 'Supported': 2\}"):
+        fresh.fit(X[:4], ["Supported", "Supported", NOT_SUPPORTED, NOT_SUPPORTED])
+    with pytest.raises(ValueError, match="stage two"):
+        fresh.fit(X[: len(few)], few)
+    with pytest.raises(NotFittedError):  # not an AttributeError of a half-fitted model
+        fresh.predict(X)
+    with pytest.raises(ValueError, match="cv must be an int >= 2 .*got 1"):
+        MetaClassifier(cv=1).fit(X, y)
+    meta = MetaClassifier(["e", "c", "x", "m"]).fit(X, y)
+    coef, fill = meta.coef_, meta.fill_
+    with pytest.raises(ValueError, match="y: calibration with cv=3 folds"):
+        meta.fit(X[:5] + 1.0, y[:5])
+    assert meta.coef_ is coef and meta.fill_ is fill  # not the failed fit's medians
+
+
+def test_support_threshold_weighs_rows_and_skips_one_class_groups() -> None:
+    from verifier.meta import _best_threshold
+
+    rng = np.random.default_rng(1)
+    p = rng.uniform(0.05, 0.95, 400)
+    pos = rng.random(400) < p  # calibrated-looking
+    # a group of negatives only: nothing predicted positive scores its macro-F1 1.0
+    q = np.r_[p, rng.uniform(0.05, 0.7, 200)]
+    qpos = np.r_[pos, np.zeros(200, bool)]
+    groups = np.array(["a"] * 400 + ["b"] * 200, dtype=object)
+    assert _best_threshold(q, qpos, groups) == _best_threshold(p, pos, None)
+    # rows of weight 0 count as rows left out
+    w = np.r_[np.ones(400), np.zeros(200)]
+    assert _best_threshold(q, qpos, None, w) == _best_threshold(p, pos, None)
+    assert _best_threshold(q, qpos, None) != _best_threshold(p, pos, None)
+
+
+def test_numpy_scalar_params_are_saved(tmp_path) -> None:
+    X, y = _data(300)
+    m = StatusClassifier(["e", "c", "x", "m"], cv=np.int64(3), C=np.float32(0.5)).fit(X, y)
+    m.save(tmp_path / "s.json")
+    back = StatusClassifier.load(tmp_path / "s.json")
+    assert back.cv == 3 and type(back.cv) is int
+    np.testing.assert_allclose(back.predict_proba(X), m.predict_proba(X))
+    assert MetaClassifier.from_json(MetaClassifier(cv=np.int64(2)).fit(X, y).to_json()).cv == 2
+
+
+def test_collect_features_refuses_two_examples_of_one_key() -> None:
+    from types import SimpleNamespace
+
+    from verifier.datasets import Example
+    from verifier.training import collect_features
+
+    class Fake:
+        def verify_pairs(self, claims, evidences):
+            return [SimpleNamespace(scores={"nli.entailment": len(c) / 100}) for c in claims]
+
+    ex = [Example("q1", "short", "evidence A", "SUPPORTS", "toy", "eval"),
+          Example("q1", "a much longer claim", "evidence B", "REFUTES", "toy", "eval")]
+    with pytest.raises(ValueError, match=r"share the dataset and id \('toy', 'q1'\)"):
+        collect_features(Fake(), ex)
+    # the same example twice is one row, given twice
+    rows = collect_features(Fake(), [ex[0], ex[0]])
+    assert rows[0]["features"] == rows[1]["features"] == {"nli.entailment": 0.05}
+
+
+def _sigmoid_status_file() -> dict:
+    import json
+
+    X, y = _data(300)
+    return json.loads(StatusClassifier(["e", "c", "x", "m"], calibration="sigmoid")
+                      .fit(X, y).to_json())
+
+
+@pytest.mark.parametrize(("edit", "match"), [
+    (lambda d: d["support"].update(calibrators=[]),
+     r"'support': meta-classifier file: calibrators is empty, but params.calibration is "
+     r"'sigmoid'"),
+    (lambda d: d["refute"].update(missing_cols=[i + 0.5 for i in d["refute"]["missing_cols"]]),
+     r"'refute': meta-classifier file: missing_cols must be column indices \(integers\), "
+     r"got \[3.5\]"),
+    (lambda d: d.update(refute_prior="0.5"), "refute_prior must be a number, got '0.5'"),
+    (lambda d: d.update(support_threshold="0.4"),
+     "support_threshold must be a number, got '0.4'"),
+])
+def test_damaged_status_file_is_refused_at_load(tmp_path, edit, match) -> None:
+    import json
+
+    d = _sigmoid_status_file()
+    assert d["refute"]["missing_cols"] == [3]
+    path = tmp_path / "damaged.json"
+    path.write_text(json.dumps(d), encoding="utf-8")
+    StatusClassifier.load(path)  # loads as written
+    edit(d)
+    path.write_text(json.dumps(d), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"damaged\.json': .*" + match):
+        StatusClassifier.load(path)
+
+
+def test_boosted_trees_of_no_nodes_are_refused_at_load() -> None:
+    import json
+
+    from verifier.embedded import embedded_meta_path
+
+    d = json.loads(embedded_meta_path("ensemble").read_text(encoding="utf-8"))
+    trees = d["support"]["trees"]  # the shipped ensemble's stage one is boosted trees
+    for k in trees:
+        if k != "klass":
+            trees[k] = [[] for _ in trees[k]]
+    with pytest.raises(ValueError, match=r"'support': .*trees must hold at least one tree of "
+                                         r"one node, got arrays of shape \(\d+, 0\)"):
+        StatusClassifier.from_json(json.dumps(d))

@@ -206,3 +206,54 @@ def test_uncertainty_generator_without_score_gives_nan_not_an_error(
 def test_alignment_negation_and_entity_coverage(claim, evidence, coverage, negation) -> None:
     f = alignment_features(claim, [Evidence(e, f"d{i}") for i, e in enumerate(evidence)])
     assert (f["align.entity_coverage"], f["align.negation_mismatch"]) == (coverage, negation)
+
+
+def test_uncertainty_generator_that_fails_gives_nan_and_one_warning(
+        caplog: pytest.LogCaptureFixture) -> None:
+    class Down:
+        temperature = 0.7
+
+        def score(self, prompt, text):
+            raise ConnectionError("server down")
+
+        def generate(self, prompt, *, n=1):
+            raise ConnectionError("server down")
+
+    class NLI:
+        def predict(self, pairs):
+            return np.ones((len(pairs), 3)) / 3
+
+    claims = [Claim("Paris is big.", (0, 13)), Claim("Rome is old.", (14, 26))]
+    det = UncertaintyDetector(Down(), NLI(), samples=2)
+    with caplog.at_level("WARNING", logger="verifier.uncertainty"):
+        f = det.features(Generation("Paris is big. Rome is old."), claims, prompt="q")
+    assert all(math.isnan(v) for row in f for v in row.values())
+    assert caplog.text.count("score() failed (ConnectionError: server down)") == 1
+    assert caplog.text.count("generate() failed (ConnectionError: server down)") == 1
+    # log-probs of the draft are kept when only the sampling fails
+    g = Generation("Paris is big.", ("Paris", " is", " big."), (-0.1, -0.2, -3.0),
+                   ((0, 5), (5, 8), (8, 13)))
+    f = det.features(g, claims[:1], prompt="q")
+    assert f[0]["unc.max_surprisal"] == pytest.approx(3.0)
+    assert math.isnan(f[0]["unc.self_consistency"])
+
+
+def test_uncertainty_self_consistency_without_a_prompt_warns_once(
+        caplog: pytest.LogCaptureFixture) -> None:
+    class Gen:
+        temperature = 0.7
+
+        def generate(self, prompt, *, n=1):
+            return [Generation("Paris is big.")] * n
+
+    class NLI:
+        def predict(self, pairs):
+            return np.ones((len(pairs), 3)) / 3
+
+    det = UncertaintyDetector(Gen(), NLI(), samples=2, teacher_forcing=False)
+    claim = [Claim("Paris is big.", (0, 13))]
+    with caplog.at_level("WARNING", logger="verifier.uncertainty"):
+        for _ in range(3):
+            f = det.features(Generation("Paris is big."), claim)
+            assert math.isnan(f[0]["unc.self_consistency"])
+    assert caplog.text.count("self-consistency (samples=2) needs the prompt") == 1

@@ -60,7 +60,7 @@ from verifier.datasets import (
 )
 from verifier.errors import ConfigurationError
 from verifier.nli import lacks_contradiction
-from verifier.text import indefinite_article
+from verifier.text import indefinite_article, is_blank
 
 logger = logging.getLogger(__name__)
 
@@ -816,9 +816,11 @@ def _short(value: Any, limit: int = 60) -> str:
 def _has_text(text: str) -> bool:
     """Whether ``text`` holds a visible character.
 
-    Spaces, control and zero-width characters (NUL, U+200B) are not.
+    Spaces, control and zero-width characters (NUL, U+200B) are not, nor are combining marks
+    alone or U+FFFD, what a decoding error leaves (:func:`verifier.text.is_blank`, as the
+    verifier reads them: such a claim stopped a ``--mode ensemble`` run).
     """
-    return any(ch.isprintable() and not ch.isspace() for ch in text)
+    return any(ch.isprintable() and not ch.isspace() for ch in text) and not is_blank(text)
 
 
 def record_id(rec: dict[str, Any], fields: FieldMap, *, required: bool = False

@@ -21,8 +21,10 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
+
+from verifier.checking import is_int, is_real
 
 FORMAT = "nli-verifier.meta-classifier.v1"
 #: Estimators a :class:`MetaClassifier` can wrap.
@@ -33,7 +35,9 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
     """Calibrated multinomial logistic regression (or boosted trees) over named features.
 
     Args:
-        feature_names: Column names, in ``X`` order (``None``: ``f0, f1, ...``).
+        feature_names: Column names, in ``X`` order (``None``: the column names of a pandas
+            ``DataFrame`` ``X``, else ``f0, f1, ...``). A ``DataFrame`` given to ``fit`` or
+            ``predict_proba`` is read by its column names, in any order.
         C: Inverse regularisation strength (``estimator="logistic"``).
         calibration: ``"isotonic"``, ``"sigmoid"`` or ``"none"``.
         cv: Folds for the out-of-fold probabilities the calibrators are fitted on.
@@ -71,16 +75,27 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ features
     def _prepare(self, X: Any, *, fit: bool) -> np.ndarray:
+        columns = _frame_columns(X)
+        names: list[str] | None
+        if not fit:
+            names = list(self.feature_names_in_)
+        elif self.feature_names is not None:
+            names = list(self.feature_names)
+        else:  # scikit-learn's convention: a DataFrame's columns name the features
+            names = columns
+        if columns is not None and names is not None:  # a DataFrame is read by column name
+            X = _align_columns(X, names)
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D (n_samples, n_features), got shape {X.shape}")
         if fit:
-            names = list(self.feature_names) if self.feature_names is not None else [
-                f"f{i}" for i in range(X.shape[1])]
+            if names is None:
+                names = [f"f{i}" for i in range(X.shape[1])]
             if len(names) != X.shape[1]:
                 raise ValueError(f"feature_names has {len(names)} names but X has "
                                  f"{X.shape[1]} columns")
-            self.feature_names_in_ = np.asarray(names, dtype=object)
+            self.feature_names_in_: np.ndarray = np.asarray(names, dtype=object)
+            self.n_features_in_ = len(names)
             med = np.nanmedian(np.where(np.isfinite(X), X, np.nan), axis=0)
             self.fill_ = np.where(np.isnan(med), 0.0, med)
             self.missing_cols_ = np.flatnonzero(np.isnan(X).any(axis=0))
@@ -106,7 +121,21 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
         the regression has not seen the like of (less overconfident on a new data set).
         ``sample_weight``: ``(n,)`` non-negative row weights for the regression and the
         calibrators (e.g. :func:`balanced_weights` so that no data set dominates).
+
+        A fit that fails leaves the classifier as it was (unfitted, or fitted before).
         """
+        # fitted on a copy whose learned state replaces this one's only once the whole fit
+        # has succeeded: a failed (re)fit must not leave old and new arrays mixed
+        fitted = clone(self)._fit(X, y, groups=groups, sample_weight=sample_weight)
+        for attr in [k for k in vars(self) if _learned(k)]:
+            delattr(self, attr)
+        for attr, value in vars(fitted).items():
+            if _learned(attr):
+                setattr(self, attr, value)
+        return self
+
+    def _fit(self, X: npt.ArrayLike, y: npt.ArrayLike, *, groups: npt.ArrayLike | None,
+             sample_weight: npt.ArrayLike | None) -> MetaClassifier:
         if self.calibration not in ("isotonic", "sigmoid", "none"):
             raise ValueError(f"calibration must be 'isotonic', 'sigmoid' or 'none', got "
                              f"{self.calibration!r}")
@@ -121,6 +150,7 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
         self.classes_ = np.unique(labels)
         if len(self.classes_) < 2:
             raise ValueError(f"y needs at least two classes, got {self.classes_.tolist()}")
+        _check_folds(labels, self.cv, self.calibration, "y")
 
         self.calibrators_: list[dict[str, Any]] = []
         if self.calibration != "none":
@@ -135,8 +165,6 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
                                                          self.calibration, w))
             self._oof = oof  # out-of-fold raw probabilities (threshold selection; not saved)
         model = self._new_estimator().fit(Z, labels, sample_weight=w)
-        for attr in ("coef_", "intercept_", "trees_", "init_"):  # a refit may switch estimator
-            self.__dict__.pop(attr, None)
         if self.estimator == "logistic":
             self.coef_ = model.coef_
             self.intercept_ = model.intercept_
@@ -253,6 +281,11 @@ class MetaClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"meta-classifier file lacks the field {e.args[0]!r}") from None
         except (TypeError, ValueError) as e:
             raise ValueError(f"meta-classifier file has a malformed field: {e}") from e
+        # read as int above, 0.7 would silently be column 0
+        if not isinstance(d["missing_cols"], list) or not all(is_int(i) for i in d["missing_cols"]):
+            raise ValueError(f"meta-classifier file: missing_cols must be column indices "
+                             f"(integers), got {d['missing_cols']!r:.80}")
+        m.n_features_in_ = len(m.feature_names_in_)
         _check_loaded(m)
         return m
 
@@ -342,6 +375,55 @@ def _check_weights(sample_weight: npt.ArrayLike | None, n: int) -> np.ndarray | 
     return w
 
 
+def _learned(attr: str) -> bool:
+    """Whether an attribute of a :class:`MetaClassifier` is learned state (not a parameter)."""
+    return (attr.endswith("_") and not attr.startswith("__")) or attr == "_oof"
+
+
+def _check_folds(labels: np.ndarray, cv: Any, calibration: str, what: str) -> None:
+    """Raise ``ValueError`` unless every class of ``labels`` has a row in each of ``cv`` folds.
+
+    The calibrators learn from out-of-fold probabilities (as scikit-learn's
+    ``CalibratedClassifierCV``, which asks the same); ``what`` names the labels in the error.
+    """
+    if calibration == "none":
+        return
+    if not is_int(cv) or cv < 2:
+        raise ValueError(f"cv must be an int >= 2 (the calibration's folds), got {cv!r}")
+    names, counts = np.unique(labels, return_counts=True)
+    if counts.min() < cv:
+        got = {str(k): int(n) for k, n in zip(names, counts, strict=True)}
+        raise ValueError(f"{what}: calibration with cv={cv} folds needs at least {cv} rows of "
+                         f"each class, got {got}; give more rows, a lower cv or "
+                         f"calibration='none'")
+
+
+def _frame_columns(X: Any) -> list[str] | None:
+    """The column names of a pandas ``DataFrame`` ``X`` (``None``: not one, or not all strings).
+
+    As scikit-learn, only string column names count as feature names.
+    """
+    columns = getattr(X, "columns", None)
+    if columns is None:
+        return None
+    names = list(columns)
+    return names if names and all(isinstance(c, str) for c in names) else None
+
+
+def _align_columns(X: Any, names: Sequence[str]) -> Any:
+    """A ``DataFrame`` ``X`` with its columns in ``names`` order (an error names the others)."""
+    columns = _frame_columns(X)
+    if columns is None or columns == list(names):
+        return X
+    missing = [n for n in names if n not in columns]
+    extra = [c for c in columns if c not in names]
+    if missing or extra or len(columns) != len(names):
+        raise ValueError(f"X's columns are not the feature names the model was fitted on: "
+                         f"missing {missing}, unexpected {extra}"
+                         + ("" if missing or extra else f", repeated in {columns}"))
+    return X[list(names)]
+
+
 def balanced_weights(groups: npt.ArrayLike) -> np.ndarray:
     """Row weights that give every group (data set) the same total weight, mean 1.
 
@@ -357,9 +439,16 @@ def balanced_weights(groups: npt.ArrayLike) -> np.ndarray:
 
 
 def _json_params(params: dict[str, Any]) -> dict[str, Any]:
-    """``get_params()`` with arrays and tuples as lists (JSON has no arrays)."""
-    return {k: (v.tolist() if isinstance(v, np.ndarray) else list(v) if isinstance(v, tuple)
-                else v) for k, v in params.items()}
+    """``get_params()`` with arrays and tuples as lists and numpy scalars as Python numbers.
+
+    JSON has no arrays, and ``json`` writes no numpy scalar (``GridSearchCV`` sets
+    ``cv=np.int64(3)``, say).
+    """
+    def plain(v: Any) -> Any:
+        return v.item() if isinstance(v, np.generic) else v
+
+    return {k: (v.tolist() if isinstance(v, np.ndarray) else [plain(x) for x in v]
+                if isinstance(v, (tuple, list)) else plain(v)) for k, v in params.items()}
 
 
 def _check_loaded(m: MetaClassifier) -> None:
@@ -403,6 +492,9 @@ def _check_loaded(m: MetaClassifier) -> None:
         if (len(shape) != 2 or any(t[k].shape != shape for k in _TREE_DTYPES if k != "klass")
                 or t["klass"].shape != shape[:1] or m.init_.shape != (rows,)):
             raise bad("tree arrays of inconsistent shapes")
+        if 0 in shape:  # a tree has a root at least; predicting would index past the end
+            raise bad(f"trees must hold at least one tree of one node, got arrays of shape "
+                      f"{shape}")
         inner = t["left"] >= 0
         node = np.broadcast_to(np.arange(shape[1]), shape)
         # scikit-learn numbers a node's children after it: walks end, and never index back
@@ -422,6 +514,8 @@ def _check_loaded(m: MetaClassifier) -> None:
     cal = m.calibrators_
     if cal and len(cal) != len(classes):
         raise bad(f"{len(cal)} calibrators for {len(classes)} classes")
+    if not cal and m.calibration != "none":  # a fit writes one per class: the file is cut
+        raise bad(f"calibrators is empty, but params.calibration is {m.calibration!r}")
     for k, c in enumerate(cal):
         _check_calibrator(c, f"calibrators[{k}]")
 
@@ -513,10 +607,12 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
     ``Insufficient_Info`` and is fitted on the rows that say which (2-class data sets label
     their negatives :data:`NOT_SUPPORTED`, and only stage one learns from them). Then
     ``p(Supported) = s``, ``p(Contradictory) = (1 - s) q``, ``p(Insufficient_Info) =
-    (1 - s)(1 - q)``.
+    (1 - s)(1 - q)``. Without stage two, ``q`` is ``refute_prior_``: 1.0 or 0.0 when the
+    rows that say which (with weight > 0) all say the same, 0.5 when there are none.
 
     Args:
-        feature_names: Column names, in ``X`` order.
+        feature_names: Column names, in ``X`` order (``None``: as for
+            :class:`MetaClassifier`, a ``DataFrame``'s columns, else ``f0, f1, ...``).
         C: Inverse regularisation strength of both stages (where logistic).
         calibration: ``"isotonic"``, ``"sigmoid"`` or ``"none"`` (both stages).
         cv: Folds for the calibration's out-of-fold probabilities.
@@ -563,8 +659,19 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
             sample_weight: npt.ArrayLike | None = None) -> StatusClassifier:
         """Fit on ``X`` with labels from :data:`STATUSES` or :data:`NOT_SUPPORTED`.
 
-        ``groups``, ``sample_weight``: see :meth:`MetaClassifier.fit`.
+        ``groups``, ``sample_weight``: see :meth:`MetaClassifier.fit`. A fit that fails
+        leaves the classifier as it was (unfitted, or fitted before).
         """
+        columns = _frame_columns(X)
+        if columns is not None and self.feature_names is not None:
+            X = _align_columns(X, list(self.feature_names))
+        names = columns if self.feature_names is None else None  # a DataFrame's, for the stages
+
+        def stage(estimator: str) -> MetaClassifier:
+            # given the DataFrame's values, a stage takes its feature names from its columns
+            s = self._stage(estimator)
+            return s if names is None else s.set_params(feature_names=names)
+
         Xa = np.asarray(X, dtype=np.float64)
         labels = np.asarray([str(v) for v in y], dtype=object)
         bad = sorted(set(labels.tolist()) - {*STATUSES, NOT_SUPPORTED})
@@ -577,26 +684,40 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
         g = None if groups is None else np.asarray(groups, dtype=object)
         refute_est = self.estimator if self.refute_estimator is None else self.refute_estimator
         self._stage(refute_est)  # a bad name fails before the first stage is fitted
-        self.support_ = self._stage(self.estimator).fit(Xa, sup, groups=g, sample_weight=w)
-        oof = getattr(self.support_, "_oof", None)
-        if oof is not None:
-            p = self.support_._calibrate(oof)[:, list(self.support_.classes_).index("Supported")]
-            self.support_threshold_ = _best_threshold(p, sup == "Supported", g)
-        else:
-            self.support_threshold_ = 0.5
         rows = np.isin(labels, ("Contradictory", "Insufficient_Info"))
-        if len(set(labels[rows].tolist())) == 2:
-            self.refute_: MetaClassifier | None = self._stage(refute_est).fit(
+        # the classes stage two can learn: those of its rows that weigh something
+        said = sorted(set(labels[rows if w is None else rows & (w > 0)].tolist()))
+        # folds too few for a class fail here, naming the stage, before anything is fitted
+        if len(set(sup.tolist())) == 2:
+            _check_folds(sup, self.cv, self.calibration, "stage one (Supported vs the rest)")
+        if len(said) == 2:
+            _check_folds(labels[rows], self.cv, self.calibration,
+                         "stage two (Contradictory vs Insufficient_Info)")
+        # fitted into locals, set on self only once both stages have succeeded
+        support = stage(self.estimator).fit(Xa, sup, groups=g, sample_weight=w)
+        oof = getattr(support, "_oof", None)
+        if oof is not None:
+            p = support._calibrate(oof)[:, list(support.classes_).index("Supported")]
+            threshold = _best_threshold(p, sup == "Supported", g, w)
+        else:
+            threshold = 0.5
+        refute: MetaClassifier | None = None
+        if len(said) == 2:
+            refute = stage(refute_est).fit(
                 Xa[rows], labels[rows], groups=None if g is None else g[rows],
                 sample_weight=None if w is None else w[rows])
             contra = (labels[rows] == "Contradictory").astype(np.float64)
             wr = None if w is None or not (w[rows] > 0).any() else w[rows]
-            self.refute_prior_ = float(np.average(contra, weights=wr))
+            prior = float(np.average(contra, weights=wr))
+        elif said:  # one class only: every unsupported row is of it (its weighted share)
+            prior = 1.0 if said == ["Contradictory"] else 0.0
         else:  # no 3-class rows: contradicted and unverifiable share the rest equally
-            self.refute_ = None
-            self.refute_prior_ = 0.5
+            prior = 0.5
+        self.support_, self.support_threshold_ = support, threshold
+        self.refute_, self.refute_prior_ = refute, prior
         self.classes_ = np.asarray(STATUSES, dtype=object)
-        self.feature_names_in_ = self.support_.feature_names_in_
+        self.feature_names_in_ = support.feature_names_in_
+        self.n_features_in_ = support.n_features_in_
         return self
 
     def predict_proba(self, X: Any) -> np.ndarray:
@@ -657,6 +778,10 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"status-classifier file lacks the field {e.args[0]!r}") from None
         except (TypeError, ValueError) as e:
             raise ValueError(f"status-classifier file has a malformed field: {e}") from e
+        for field in ("refute_prior", "support_threshold"):  # float() also reads "0.5", True
+            if not is_real(d.get(field, 0.5)):
+                raise ValueError(f"status-classifier file: {field} must be a number, got "
+                                 f"{d[field]!r:.80}")
         if list(m.support_.classes_) != [NOT_SUPPORTED, "Supported"]:
             raise ValueError(f"status-classifier file: the support stage's classes must be "
                              f"{[NOT_SUPPORTED, 'Supported']}, got {m.support_.classes_.tolist()}")
@@ -676,6 +801,7 @@ class StatusClassifier(ClassifierMixin, BaseEstimator):
                              f"got {m.support_threshold_!r}")
         m.classes_ = np.asarray(STATUSES, dtype=object)
         m.feature_names_in_ = m.support_.feature_names_in_
+        m.n_features_in_ = m.support_.n_features_in_
         return m
 
     @classmethod
@@ -705,18 +831,26 @@ def _load_stage(d: dict[str, Any], name: str) -> MetaClassifier:
         raise ValueError(f"status-classifier file: in {name!r}: {e}") from e
 
 
-def _best_threshold(p: np.ndarray, positive: np.ndarray, groups: np.ndarray | None) -> float:
+def _best_threshold(p: np.ndarray, positive: np.ndarray, groups: np.ndarray | None,
+                    weight: np.ndarray | None = None) -> float:
     """The p(Supported) cut that maximises macro-F1 of supported vs the rest.
 
-    Computed on out-of-fold probabilities, averaged over groups when given; ties go to the
-    cut nearest 0.5.
+    Computed on out-of-fold probabilities, weighted by ``weight`` (``None``: alike), averaged
+    over groups when given; ties go to the cut nearest 0.5. A group whose rows (with weight
+    > 0) hold one class only is left out: its macro-F1 is highest, 1.0, when nothing is
+    predicted positive, which would push the cut up whatever the other groups need.
     """
     from sklearn.metrics import f1_score
 
-    parts = [np.ones(len(p), dtype=bool)] if groups is None else \
-        [groups == v for v in dict.fromkeys(groups.tolist())]
+    held = np.ones(len(p), dtype=bool) if weight is None else weight > 0
+    parts = [] if groups is None else [m for m in (groups == v for v in dict.fromkeys(
+        groups.tolist())) if len(set(positive[m & held].tolist())) == 2]
+    if not parts:  # no groups, or none with both classes: all the rows
+        parts = [np.ones(len(p), dtype=bool)]
     grid = np.round(np.arange(0.05, 0.951, 0.01), 2)
-    scores = [np.mean([f1_score(positive[m], p[m] >= t, average="macro", zero_division=0)
+    scores = [np.mean([f1_score(positive[m], p[m] >= t, labels=[False, True], average="macro",
+                                sample_weight=None if weight is None else weight[m],
+                                zero_division=0)
                        for m in parts]) for t in grid]
     best = max(scores)
     cands = [t for t, sc in zip(grid, scores, strict=True) if sc >= best - 1e-9]

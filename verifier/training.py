@@ -83,6 +83,10 @@ def collect_features(verifier: Any, examples: Sequence[Example], *, batch_size: 
             the verifier's embedding cache keeps a text's first embedding (see
             :class:`~verifier.verify.Verifier`), so a cache partly computed again is not
             the cache a fresh run writes.
+
+    Raises:
+        ValueError: Two examples share ``dataset`` and ``id`` but not their claim and
+            evidence (rows are kept by that key).
     """
     if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
         raise ValueError(f"batch_size must be an int >= 1, got {batch_size!r}")
@@ -92,6 +96,13 @@ def collect_features(verifier: Any, examples: Sequence[Example], *, batch_size: 
     def key(e: Example) -> str:
         return _input_key(e.claim, e.evidence_text, signature)
 
+    # rows are kept by (dataset, id): two examples of one key with other texts would get
+    # the features of one of them
+    seen: dict[tuple[str, str], str] = {}
+    for e in examples:
+        if seen.setdefault((e.dataset, e.id), key(e)) != key(e):
+            raise ValueError(f"examples share the dataset and id {(e.dataset, e.id)!r} but not "
+                             f"their claim and evidence: ids must be unique within a data set")
     with _FeatureCache(cache) as done:
         todo = [e for e in examples if not done.fresh((e.dataset, e.id), key(e))]
         for i in range(0, len(todo), batch_size):

@@ -4,14 +4,15 @@ From the generator's token log-probs, from teacher forcing, from self-consistenc
 sampled drafts (SelfCheckGPT-style), and from the NLI distribution itself.
 
 Every part can be turned off; a signal that cannot be computed (no log-probs, no generator,
-a generator without ``score`` for teacher forcing) is ``NaN``, never an error.
+a generator without ``score`` for teacher forcing, a generator call that fails) is ``NaN``,
+never an error.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -97,6 +98,10 @@ class UncertaintyDetector:
             (as the draft's own log-probs are read); each claim's text alone when the
             generator gives no token offsets or not the draft back as written.
 
+    A generator call that raises (a server down, say) is logged as a warning and leaves the
+    features it would give ``NaN``: the claims are still verified. Self-consistency without
+    a ``prompt`` is ``NaN`` too (a warning says so once).
+
     Example:
         >>> det = UncertaintyDetector(samples=0)
         >>> g = Generation("Paris is big.", ("Paris", " is", " big."), (-0.1, -0.2, -3.0),
@@ -126,6 +131,16 @@ class UncertaintyDetector:
                            type(generator).__name__)
         self.generator, self.nli = generator, nli
         self.samples, self.teacher_forcing = samples, teacher_forcing
+        self._warned_no_prompt = False
+
+    def _ask(self, what: str, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``call(*args, **kwargs)``, or ``None`` after a warning if it raises."""
+        try:
+            return call(*args, **kwargs)
+        except Exception as exc:  # a signal is NaN, never an error (a server down, say)
+            logger.warning("the generator's %s() failed (%s: %s): the uncertainty features "
+                           "it gives are missing (NaN)", what, type(exc).__name__, exc)
+            return None
 
     def features(self, draft: Generation, claims: Sequence[Claim], *, prompt: str | None = None,
                  nli_probs: np.ndarray | None = None) -> list[dict[str, float]]:
@@ -145,8 +160,10 @@ class UncertaintyDetector:
         force = self.teacher_forcing and self._can_score and bool(prompt)
         forced = None  # the draft teacher-forced, when it came without log-probs
         if force and claims and draft.token_logprobs is None and not is_blank(draft.text):
-            scored = self.generator.score(prompt, draft.text)
-            if scored.text == draft.text and scored.token_offsets is not None:
+            scored = self._ask("score", self.generator.score, prompt, draft.text)
+            if scored is None:
+                force = False  # one warning: the claims' own calls would fail alike
+            elif scored.text == draft.text and scored.token_offsets is not None:
                 forced = scored
             else:
                 logger.warning("the generator gives no token offsets or not the draft back as "
@@ -156,15 +173,24 @@ class UncertaintyDetector:
             lps = claim_token_logprobs(draft, c) or (
                 claim_token_logprobs(forced, c) if forced is not None else [])
             if not lps and force and forced is None:
-                scored = self.generator.score(prompt, c.text)
-                lps = list(scored.token_logprobs or [])
+                scored = self._ask("score", self.generator.score, prompt, c.text)
+                force = scored is not None  # after a failure, one warning, not one a claim
+                lps = [] if scored is None else list(scored.token_logprobs or [])
             f = logprob_features(lps)
             f["unc.self_consistency"] = math.nan
             f["unc.nli_entropy"] = nli_entropy(nli_probs[i]) if nli_probs is not None \
                 else math.nan
             out.append(f)
+        if self.samples and claims and not prompt and not self._warned_no_prompt:
+            self._warned_no_prompt = True  # once: every call without a prompt is alike
+            logger.warning("self-consistency (samples=%d) needs the prompt that produced the "
+                           "draft: without one, unc.self_consistency is missing (NaN)",
+                           self.samples)
         if self.samples and prompt and claims:
-            sampled = [g.text for g in self.generator.generate(prompt, n=self.samples)]
+            generated = self._ask("generate", self.generator.generate, prompt, n=self.samples)
+            if generated is None:  # unc.self_consistency stays missing (NaN)
+                return out
+            sampled = [g.text for g in generated]
             # an empty draft has nothing to read: it neither supports nor contradicts a claim
             drafts = [d for d in sampled if not is_blank(d)]
             if len(drafts) < len(sampled):

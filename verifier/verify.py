@@ -1060,6 +1060,9 @@ class Verifier:
                 claim = c
             elif isinstance(c, str) and not is_blank(c):
                 claim = Claim(c)
+            elif isinstance(c, (str, Claim)):  # bad input, not a wrong type: a ValueError
+                raise ValueError(f"claims[{i}] is empty (only whitespace or invisible "
+                                 f"characters): {c!r:.80}")
             else:
                 raise TypeError(f"claims[{i}] must be a non-empty str or a Claim, got {c!r:.80}")
             if (at := lone_surrogate(claim.text)) is not None:
