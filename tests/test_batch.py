@@ -233,7 +233,7 @@ def test_batch_ensemble_mode_records_detector_scores(tmp_path, tiny_nli_model) -
 @pytest.mark.parametrize("scheme", ["3class", "supports-refutes", "supported-not"])
 def test_batch_ensemble_predictions_are_the_verifiers_statuses(tmp_path, scheme) -> None:
     # probabilities where the most probable status is not the verifier's status: p(Supported)
-    # reaches the meta-classifier's cut (0.43) below p(Contradictory); and a tie of the others
+    # reaches the meta-classifier's cut (0.41) below p(Contradictory); and a tie of the others
     rows = [[0.45, 0.05, 0.50], [0.30, 0.35, 0.35], [0.10, 0.20, 0.70], [0.37, 0.62, 0.01]]
     src = tmp_path / "in.jsonl"
     src.write_text("".join(json.dumps({"claim": f"claim {k} .", "evidence": "e .",
@@ -245,7 +245,7 @@ def test_batch_ensemble_predictions_are_the_verifiers_statuses(tmp_path, scheme)
     m = run_eval(EvalConfig([src], tmp_path / scheme, mode="ensemble", scheme=scheme,
                             plots=False), scorer=scorer)
     pred = [json.loads(x)["predicted"] for x in (tmp_path / scheme / "predictions.jsonl").open()]
-    # Verifier.decide: Supported iff p(Supported) >= 0.43, else Contradictory iff it is the
+    # Verifier.decide: Supported iff p(Supported) >= 0.41, else Contradictory iff it is the
     # more probable of the other two (argmax said Contradictory, Insufficient, ...)
     statuses = ["Supported", "Insufficient_Info", "Contradictory", "Insufficient_Info"]
     if scheme == "3class":
@@ -254,7 +254,7 @@ def test_batch_ensemble_predictions_are_the_verifiers_statuses(tmp_path, scheme)
     else:
         assert pred == [CLASSES[scheme][0] if s == "Supported" else CLASSES[scheme][1]
                         for s in statuses]
-    assert m["threshold"] == 0.43
+    assert m["threshold"] == _shipped_cut()
 
 
 def _thresholds_file(folder: Path, **overrides) -> Path:
@@ -327,7 +327,7 @@ def test_run_eval_threshold_decides_and_is_recorded(tmp_path) -> None:
     assert pred == ["SUPPORTS"] * 3 and m["threshold_source"] == "argument"
     assert m["ece"] == pytest.approx(abs(0.25 - 1 / 3), abs=1e-6)  # conf = p(decided class)
     m, pred = run("ensemble", mode="ensemble")  # the verifier's cut, as its statuses
-    assert m["threshold"] == 0.43 and "meta-classifier" in m["threshold_source"]
+    assert m["threshold"] == _shipped_cut() and "meta-classifier" in m["threshold_source"]
     # the resolved cut is part of the run: another cut in the same folder is refused
     cfg = EvalConfig([src], tmp_path / "given", scheme="supported-not", plots=False,
                      model=str(model), threshold=0.4)
@@ -1228,3 +1228,11 @@ def test_batch_ensemble_claim_a_decoding_error_left_is_an_error_record(
     errors = [json.loads(x) for x in (tmp_path / "o/errors.jsonl").read_text().splitlines()]
     assert len(preds) == 2 and [e["line"] for e in errors] == [3]
     assert "empty claim" in errors[0]["reason"]
+
+
+def _shipped_cut() -> float:
+    """The shipped ensemble's learned cut on p(Supported) (``support_threshold``)."""
+    from verifier.embedded import embedded_meta_path
+    from verifier.meta import StatusClassifier
+
+    return float(StatusClassifier.load(embedded_meta_path("ensemble")).support_threshold_)

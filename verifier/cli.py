@@ -66,7 +66,7 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--threshold", type=_threshold_arg, default="auto",
                    help="2-class schemes: SUPPORTS iff p(SUPPORTS) >= this cut; 'auto' "
                    "(default): the cut tuned for the model (for the preset, else the scheme), "
-                   "else 0.5; with --mode ensemble the meta-classifier's cut (0.43), as the "
+                   "else 0.5; with --mode ensemble the meta-classifier's cut (0.41), as the "
                    "verifier decides")
     p.add_argument("--model", help="HF NLI model id or path (default: the embedded model)")
     p.add_argument("--device")

@@ -453,7 +453,7 @@ class ClaimVerdict(_Serialisable):
     The status is decided from the probabilities, but it is not always the most probable
     status: with the shipped meta-classifier a claim is ``Supported`` as soon as
     p(Supported) reaches a cut learned on held-out folds (``support_threshold`` in
-    ``models/meta/ensemble.json``, 0.43 for the shipped one), even when p(Contradictory)
+    ``models/meta/ensemble.json``, 0.41 for the shipped one), even when p(Contradictory)
     is higher, and the verifier's ``strictness`` moves that cut (``lenient`` 0.1 lower,
     ``strict`` 0.2 higher); below it, the status is the more probable of
     ``Contradictory`` and ``Insufficient_Info``. Rank or filter claims by

@@ -449,7 +449,7 @@ class Verifier:
         alignment_classifier: The evidence-alignment classifier whose probabilities are
             reported as ``align.p_supported`` / ``align.p_contradictory`` (same choices).
         strictness: How sure the meta-classifier must be to say ``Supported``. With a
-            learned cut ``t`` (the shipped classifier's ``support_threshold``, 0.43, chosen
+            learned cut ``t`` (the shipped classifier's ``support_threshold``, 0.41, chosen
             on held-out folds to maximise the macro-F1 of supported vs the rest), the least
             p(Supported) is ``t - 0.1`` (``lenient``), ``t`` (``balanced``) or ``t + 0.2``
             (``strict``), kept within [0.05, 0.95] (:data:`SUPPORT_SHIFT`); without a
@@ -641,7 +641,7 @@ class Verifier:
         (With ``meta=None`` a verdict's status comes from :meth:`status_of` instead, the NLI
         threshold rule.)
 
-        With a learned cut ``t`` (the classifier's ``support_threshold_``, 0.43 for the
+        With a learned cut ``t`` (the classifier's ``support_threshold_``, 0.41 for the
         shipped one): ``Supported`` when p(Supported) >= ``t`` + :data:`SUPPORT_SHIFT`
         [strictness] (kept within [0.05, 0.95]), whatever the other two probabilities;
         else ``Contradictory`` when p(Contradictory) > p(Insufficient_Info), else
@@ -651,7 +651,7 @@ class Verifier:
 
         Example:
             >>> p = {"Supported": 0.45, "Contradictory": 0.5, "Insufficient_Info": 0.05}
-            >>> Verifier(meta="embedded").decide(p)  # the shipped cut: 0.43
+            >>> Verifier(meta="embedded").decide(p)  # the shipped cut: 0.41
             <Status.SUPPORTED: 'Supported'>
             >>> Verifier(meta="embedded", strictness="strict").decide(p)
             <Status.CONTRADICTORY: 'Contradictory'>
