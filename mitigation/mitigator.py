@@ -417,12 +417,7 @@ def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = (
                      if _BREAK.search(ev[ematches[j - 1].end() - 1: ematches[j].start() + 1])),
                     j2 - 1)
         new_words = etoks[j1:last + 1]
-
-        def valued(ws: list[str]) -> bool:  # holds a name or a number, not just a pronoun
-            return any((w[:1].isupper() and w.strip(".,") not in _FUNCTION_WORDS)
-                       or any(ch.isdigit() for ch in w) for w in ws)
-
-        if not (valued(old) and valued(new_words)):
+        if not (_valued(old) and _valued(new_words)):
             continue
         trail = re.search(r"[.,]+$", text[start:end])
         if trail:
@@ -518,10 +513,24 @@ def _named_elsewhere(name: str, evidence: str, start: int, end: int) -> bool:
     return any(m.end() <= start or m.start() >= end for m in pattern.finditer(evidence))
 
 
+def _capitalised(words: Sequence[str]) -> bool:
+    """Whether ``words`` hold a capitalised word that is no function word ("The")."""
+    return any(w[:1].isupper() and w.strip(".,") not in _FUNCTION_WORDS for w in words)
+
+
+def _numbered(words: Sequence[str]) -> bool:
+    """Whether ``words`` hold a digit."""
+    return any(ch.isdigit() for w in words for ch in w)
+
+
+def _valued(words: Sequence[str]) -> bool:
+    """Whether ``words`` hold a name or a number, not just a pronoun."""
+    return _capitalised(words) or _numbered(words)
+
+
 def _is_name(words: Sequence[str]) -> bool:
     """Whether ``words`` (a claim's) are a name: capitalised words, no number."""
-    return any(w[:1].isupper() and w.strip(".,") not in _FUNCTION_WORDS for w in words) and \
-        not any(ch.isdigit() for w in words for ch in w)
+    return _capitalised(words) and not _numbered(words)
 
 
 #: An indefinite article at the end of a text.
@@ -810,6 +819,7 @@ class Mitigator:
 
         decisions = {i: self._decide(verdicts[i], draft[slice(*verdicts[i].claim.span)])
                      for i in order}
+        actions = {i: d[0] for i, d in decisions.items()}  # each claim's action
         # What each edit rewrites: the claim, with the draft's own [n] markers right after it
         # (they give way to the answer's numbers, whatever is done with the claim: kept, a
         # claim's "[2]" would point at the answer's second source).
@@ -868,7 +878,7 @@ class Mitigator:
                     at = starts[-1] + len(extra)
                 out.append(" ".join(appended))
             elif (marker := LIST_ITEM.match(draft, s_start, s_end)) and _item_goes_on(
-                    draft, s_end, spans, {i: d[0] for i, d in decisions.items()}):
+                    draft, s_end, spans, actions):
                 # the first sentence of a list item goes, the item's next ones stay: so does
                 # its marker ("- Oslo is cold. It has a port." -> "- It has a port [1].")
                 out.append(draft[s_start:marker.end()].rstrip())

@@ -55,3 +55,13 @@ def surrogate_message(name: str, text: str, at: int) -> str:
     """The error message for a lone surrogate at ``text[at]`` of the input ``name``."""
     return (f"{name} holds a lone surrogate {text[at]!r} at position {at} (half of a "
             f"character: a text cut inside one?): {text!r:.80}")
+
+
+def check_whole_characters(name: str, text: str) -> None:
+    """Raise ``ValueError`` naming ``name`` when ``text`` holds a lone surrogate.
+
+    Example:
+        >>> check_whole_characters("draft", "Paris 🗼 is big")
+    """
+    if (at := lone_surrogate(text)) is not None:
+        raise ValueError(surrogate_message(name, text, at))

@@ -24,7 +24,7 @@ from typing import Any, Literal
 import numpy as np
 
 from rag.pairing import MIN_SCORE, check_min_score
-from verifier.checking import is_int, is_real, lone_surrogate, surrogate_message
+from verifier.checking import check_whole_characters, is_int, is_real
 from verifier.nli import (
     ChunkScores,
     NLIDetector,
@@ -221,8 +221,7 @@ def _as_evidence(items: Sequence[Evidence | Passage | str] | Evidence | Passage 
         if is_blank(text):
             raise ValueError(f"evidence[{i}] is empty (only whitespace or invisible "
                              f"characters): {text!r:.80}")
-        if (at := lone_surrogate(text)) is not None:
-            raise ValueError(surrogate_message(f"evidence[{i}]", text, at))
+        check_whole_characters(f"evidence[{i}]", text)
         if isinstance(it, Evidence):
             out.append(it)
         elif isinstance(it, Passage):
@@ -697,8 +696,7 @@ class Verifier:
                             f"{type(draft).__name__} {draft!r:.80}")
         if is_blank(text):
             raise ValueError(f"draft must be a non-empty str or Generation, got {draft!r:.80}")
-        if (at := lone_surrogate(text)) is not None:
-            raise ValueError(surrogate_message("draft", text, at))
+        check_whole_characters("draft", text)
         if not is_int(top_k) or top_k <= 0:
             raise ValueError(f"top_k must be an int > 0, got {top_k!r}")
         for name, value in (("question", question), ("prompt", prompt)):
@@ -1065,8 +1063,7 @@ class Verifier:
                                  f"characters): {c!r:.80}")
             else:
                 raise TypeError(f"claims[{i}] must be a non-empty str or a Claim, got {c!r:.80}")
-            if (at := lone_surrogate(claim.text)) is not None:
-                raise ValueError(surrogate_message(f"claims[{i}]", claim.text, at))
+            check_whole_characters(f"claims[{i}]", claim.text)
             one.append(isinstance(e, (str, Evidence, Passage)) or not isinstance(e, Sequence))
             items: Any = [e] if one[i] else e  # one piece of evidence, or a list of them
             try:
