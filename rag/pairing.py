@@ -19,7 +19,7 @@ import numpy as np
 
 from verifier.checking import is_int, is_real
 from verifier.registry import register
-from verifier.text import is_blank, trimmed_sentence_spans
+from verifier.text import is_blank, sentence_pieces, trimmed_sentence_spans
 from verifier.types import Claim, ClaimEvidence, Evidence
 
 logger = logging.getLogger(__name__)
@@ -137,8 +137,22 @@ def _locate(ev: Evidence, documents: Mapping[str, str] | None) -> tuple[str, int
     return ev.content, at
 
 
+#: The most characters of a sentence kept as one evidence unit (:func:`split_evidence`): a
+#: longer one is cut into pieces. The longest sentence of FEVER's, HealthVer's and SciFact's
+#: evidence is about 800 characters; text longer without a full stop is a list, a
+#: transcript or text whose stops were lost, and read whole it would be one unit the
+#: embedding model reads the first 256 tokens of and the NLI model reads in many chunks.
+MAX_SENTENCE_CHARS = 1000
+#: The most characters of a piece of such a sentence: about one of the embedded NLI model's
+#: 96-token chunks, as much as the verifier reads an evidence sentence in
+#: (``verifier.verify.CONTEXT_CHARS``), so that no unrelated part of the piece outweighs
+#: the part that states a claim.
+PIECE_CHARS = 400
+
+
 def split_evidence(evidences: Sequence[Evidence], *,
-                   documents: Mapping[str, str] | None = None) -> list[Evidence]:
+                   documents: Mapping[str, str] | None = None,
+                   max_chars: int | None = MAX_SENTENCE_CHARS) -> list[Evidence]:
     """Split passage-level evidence into sentence-level evidence with document spans.
 
     A passage's ``span`` gives its offset in the document, so each sentence's span is
@@ -148,30 +162,36 @@ def split_evidence(evidences: Sequence[Evidence], *,
     Duplicate sentences (same source, span and text, e.g. from overlapping chunks) are kept
     once; two different texts of one source are both kept even when their spans agree
     (passages given without real spans all start at 0). Each sentence keeps its passage's
-    score and rank.
+    score and rank. A sentence longer than ``max_chars`` is cut into pieces of at most
+    ``min(max_chars, PIECE_CHARS)`` characters, each ending at a clause boundary where one
+    is (:func:`verifier.text.sentence_pieces`).
 
     Args:
         evidences: Retrieved passages.
         documents: Original documents by ``source_id`` (optional).
+        max_chars: Most characters of a sentence kept as one unit (``None``: a sentence is
+            one unit however long).
 
     Returns:
         Sentences in passage order.
 
     Raises:
-        ValueError: A passage is not found in its document.
+        ValueError: A passage is not found in its document, or ``max_chars`` is not an
+            int > 0 or ``None``.
 
     Example:
         >>> doc = "Intro. Paris is in France. Berlin is in Germany."
         >>> [(e.content, e.span) for e in split_evidence([Evidence(doc[7:48], "d", (7, 48))])]
         [('Paris is in France.', (7, 26)), ('Berlin is in Germany.', (27, 48))]
     """
+    check_max_chars(max_chars)
     out: list[Evidence] = []
     seen: set[tuple[str, int, int, str]] = set()
     for ev in evidences:
         if not isinstance(ev, Evidence):
             raise TypeError(f"evidences must hold Evidence objects, got {type(ev).__name__}")
         content, base = _locate(ev, documents)
-        for s, e in trimmed_sentence_spans(content):
+        for s, e in _units(content, max_chars):
             key = (ev.source_id, base + s, base + e, content[s:e])
             if key in seen or is_blank(content[s:e]):  # a line of a zero-width space: no text
                 continue
@@ -179,6 +199,25 @@ def split_evidence(evidences: Sequence[Evidence], *,
             out.append(Evidence(content[s:e], ev.source_id, (base + s, base + e), ev.score,
                                 ev.rank))
     return out
+
+
+def check_max_chars(value: object, name: str = "max_chars") -> int | None:
+    """``value`` as an int > 0 or ``None``, else a ``ValueError`` naming ``name``."""
+    if value is None:
+        return None
+    if not is_int(value) or value <= 0:
+        raise ValueError(f"{name} must be an int > 0 or None, got {value!r}")
+    return int(value)
+
+
+def _units(text: str, max_chars: int | None) -> list[tuple[int, int]]:
+    """Sentence spans of ``text``, a sentence over ``max_chars`` cut into pieces."""
+    spans = trimmed_sentence_spans(text)
+    if max_chars is None:
+        return spans
+    piece = min(max_chars, PIECE_CHARS)
+    return [p for s, e in spans
+            for p in ([(s, e)] if e - s <= max_chars else sentence_pieces(text, s, e, piece))]
 
 
 #: The default least score of an evidence sentence (see :class:`EvidencePairer`).
@@ -227,6 +266,9 @@ class EvidencePairer:
             12% of those from other claims'.
         device: Torch device for the default encoder (``None``: auto).
         batch_size: Texts per encoding batch for the default encoder.
+        max_sentence_chars: Most characters of a sentence kept as one evidence unit: a
+            longer one is cut into pieces at clause boundaries (:func:`split_evidence`;
+            ``None``: never cut).
 
     Example:
         >>> pairer = EvidencePairer(top_k=1)  # doctest: +SKIP
@@ -237,7 +279,8 @@ class EvidencePairer:
 
     def __init__(self, model_name_or_path: str | None = None, *, encoder: Encoder | None = None,
                  top_k: int = 3, dense_weight: float = 0.5, min_score: float = MIN_SCORE,
-                 device: str | None = None, batch_size: int = 64) -> None:
+                 device: str | None = None, batch_size: int = 64,
+                 max_sentence_chars: int | None = MAX_SENTENCE_CHARS) -> None:
         if not is_int(top_k) or top_k <= 0:
             raise ValueError(f"top_k must be an int > 0, got {top_k!r}")
         if not is_int(batch_size) or batch_size <= 0:
@@ -250,6 +293,7 @@ class EvidencePairer:
         self.min_score = check_min_score(min_score)
         self.device = device
         self.batch_size = int(batch_size)
+        self.max_sentence_chars = check_max_chars(max_sentence_chars, "max_sentence_chars")
         self._encoder = encoder
 
     @property
@@ -265,7 +309,7 @@ class EvidencePairer:
     def to_dict(self) -> dict[str, Any]:
         """Configuration (a given ``encoder`` object is not serialised)."""
         keys = ("model_name_or_path", "top_k", "dense_weight", "min_score", "device",
-                "batch_size")
+                "batch_size", "max_sentence_chars")
         return {"type": "pairer.hybrid.v1", "init_parameters": {k: getattr(self, k)
                                                                  for k in keys}}
 
@@ -288,7 +332,8 @@ class EvidencePairer:
         for c in claims:
             if not isinstance(c, Claim):
                 raise TypeError(f"claims must hold Claim objects, got {type(c).__name__}")
-        sentences = split_evidence(evidences, documents=documents)
+        sentences = split_evidence(evidences, documents=documents,
+                                   max_chars=self.max_sentence_chars)
         if not claims:
             return []
         if not sentences:

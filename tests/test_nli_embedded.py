@@ -100,6 +100,20 @@ LYON = (
     "1996 and the final of the Europa League in 2018.")
 
 
+def test_embedded_verifier_reads_a_text_without_full_stops_in_pieces() -> None:
+    # the whole text was one evidence unit, read by the NLI model in all its chunks
+    import re
+
+    from verifier import Status, Verifier
+
+    text = ", ".join([re.sub(r"\.\s+", ", ", LYON.replace("\n", " ")).rstrip(".")] * 3)
+    assert len(text) > 4000 and ". " not in text
+    draft = "Interpol has its headquarters in Lyon. The Festival of Lights is held in December."
+    rep = Verifier().verify(draft, evidence=[text])
+    assert [v.status for v in rep.verdicts] == [Status.SUPPORTED] * 2
+    assert all(0 < len(e.content) <= 400 for v in rep.verdicts for e in v.evidence)
+
+
 def test_embedded_verifier_reads_evidence_sentences_with_their_neighbours() -> None:
     # the NLI model read each sentence inside the whole passage, and the chunk that most
     # contradicts a claim, however unrelated, outweighed the one that states it

@@ -175,3 +175,43 @@ def test_split_evidence_drops_a_sentence_of_invisible_characters() -> None:
     doc = "Paris is the capital of France.\n\u200b\nIt has 2 million people."
     got = [e.content for e in split_evidence([Evidence(doc, "d", (0, len(doc)))])]
     assert got == ["Paris is the capital of France.", "It has 2 million people."]
+
+
+def test_split_evidence_cuts_a_sentence_over_max_chars_at_clause_boundaries() -> None:
+    body = ", ".join(f"item number {k} of the list" for k in range(100))  # no full stop
+    doc = f"Intro here. {body}. Last one."
+    units = split_evidence([Evidence(doc, "d", (0, len(doc)))], max_chars=200)
+    assert units[0].content == "Intro here." and units[-1].content == "Last one."
+    pieces = units[1:-1]
+    assert len(pieces) > 1 and all(len(u.content) <= 200 for u in pieces)
+    assert all(u.content.endswith((",", ".")) for u in pieces)  # at a comma, not mid-clause
+    assert all(doc[u.span[0]:u.span[1]] == u.content for u in units)
+    assert " ".join(u.content for u in pieces) == f"{body}."  # nothing lost
+    # the default leaves such a list whole up to MAX_SENTENCE_CHARS, and None always
+    default = split_evidence([Evidence(doc, "d", (0, len(doc)))])  # 2,900 chars: > 1,000
+    assert len(default) > 9 and max(len(u.content) for u in default) <= 400
+    assert len(split_evidence([Evidence(doc, "d", (0, len(doc)))], max_chars=None)) == 3
+
+
+def test_sentence_pieces_without_clause_boundaries() -> None:
+    from verifier.text import sentence_pieces
+
+    words = "word " * 100  # no comma: cut at a space
+    assert [b - a for a, b in sentence_pieces(words, 0, len(words), 100)] == [99] * 5
+    run = "x" * 250  # no space either: cut after max_chars
+    assert sentence_pieces(run, 0, 250, 100) == [(0, 100), (100, 200), (200, 250)]
+    dash = "alpha beta gamma - delta epsilon zeta"
+    assert [dash[a:b] for a, b in sentence_pieces(dash, 0, len(dash), 30)] == [
+        "alpha beta gamma", "- delta epsilon zeta"]
+    assert sentence_pieces("  short  ", 0, 9, 100) == [(2, 7)]
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, "1000", True])
+def test_max_sentence_chars_is_checked(bad: object) -> None:
+    with pytest.raises(ValueError, match=r"max_sentence_chars must be an int > 0 or None, "
+                                         rf"got {bad!r}"):
+        EvidencePairer(encoder=HashEncoder(), max_sentence_chars=bad)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=rf"max_chars must be an int > 0 or None, got {bad!r}"):
+        split_evidence([Evidence("Paris.", "d", (0, 6))], max_chars=bad)  # type: ignore[arg-type]
+    assert EvidencePairer(encoder=HashEncoder()).to_dict()["init_parameters"][
+        "max_sentence_chars"] == 1000

@@ -522,6 +522,45 @@ def test_long_passage_is_read_around_the_evidence_sentence() -> None:
                      context_chars=bad)  # type: ignore[arg-type]
 
 
+def test_a_sentence_without_full_stops_is_read_in_pieces() -> None:
+    # one "sentence" of 30,000 characters (a transcript, its stops replaced by commas) was
+    # one evidence unit: the NLI model read all of it, in ~75 chunks, and the chunk it read
+    # as a contradiction outweighed the one that states the claim (an audit's 100,000
+    # characters: 9 of 9 claims Contradictory, the NLI step 100 times slower)
+    class Recording(KeywordNLI):
+        def __init__(self):
+            super().__init__()
+            self.premises: list[str] = []
+
+        def predict(self, pairs):
+            self.premises += [p for p, _ in pairs]
+            return np.array([[0.6, 0.3, 0.1] if "Olympics in 2024" in p else [0.05, 0.05, 0.9]
+                             for p, _ in pairs], dtype=np.float32)
+
+    filler = ", ".join(f"Lyon has {k} bridges over its river" for k in range(800))
+    text = f"{filler}, the city hosted the Olympics in 2024, {filler}."
+    assert len(text) > 30_000 and ". " not in text
+
+    def verifier(nli: Recording, **pairer: object) -> Verifier:
+        return Verifier(nli, decomposer=SpacyDecomposer(model="not_installed"),
+                        pairer=EvidencePairer(encoder=HashEncoder(), dense_weight=0.0,
+                                              top_k=1, **pairer),  # type: ignore[arg-type]
+                        alignment=AlignmentDetector(HashEncoder()), alignment_classifier=None,
+                        meta=None)
+
+    nli = Recording()
+    rep = verifier(nli).verify("The city hosted the Olympics in 2024.", evidence=[text])
+    assert rep.verdicts[0].status == Status.SUPPORTED
+    assert nli.premises and max(map(len, nli.premises)) <= 400
+    ev = rep.verdicts[0].evidence[0]
+    assert text[ev.span[0]:ev.span[1]] == ev.content and "Olympics in 2024" in ev.content
+    # pieces off (max_sentence_chars=None): the model reads the whole text, as before
+    whole = Recording()
+    verifier(whole, max_sentence_chars=None).verify("The city hosted the Olympics in 2024.",
+                                                    evidence=[text])
+    assert max(map(len, whole.premises)) == len(text)
+
+
 def test_verify_warns_once_when_log_probs_come_without_token_offsets(caplog) -> None:
     # the claims' log-prob features were all NaN, silently
     draft = "Paris is big. Rome is old."

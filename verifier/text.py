@@ -7,6 +7,8 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from verifier.checking import is_int
+
 # Latin full stops end a sentence before whitespace; CJK ones (。！？) end it anyway, as
 # CJK text puts no space between sentences.
 _SENT_END = re.compile(r"[.!?][\"')\]”’»]*\s+|[。！？][\"')\]」』”’]*\s*|\n\s*\n|\n")
@@ -344,6 +346,49 @@ def strip_span(text: str, start: int, end: int) -> tuple[int, int]:
     while end > start and text[end - 1].isspace():
         end -= 1
     return start, end
+
+
+#: Where a piece of an over-long sentence may end (:func:`sentence_pieces`): after a comma,
+#: semicolon or colon followed by a space, or before a dash set off by spaces.
+_CLAUSE_CUT = re.compile(r"[,;:](?=\s)|\s(?=[-\u2013\u2014]\s)")
+
+
+def sentence_pieces(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int]]:
+    """``text[start:end]`` cut into pieces of at most ``max_chars`` characters.
+
+    Each piece ends at the last clause boundary its window holds (after a comma, semicolon
+    or colon, or before a spaced dash), else at the last whitespace, else after
+    ``max_chars`` characters (text without spaces); a boundary in the window's first quarter
+    is passed over, so that no piece is a stub. Pieces carry no surrounding whitespace and
+    a blank one is dropped. A span of at most ``max_chars`` characters is one piece.
+
+    Raises:
+        ValueError: ``max_chars`` is not an int > 0.
+
+    Example:
+        >>> t = "red apples, green pears, blue plums"
+        >>> [t[a:b] for a, b in sentence_pieces(t, 0, len(t), 25)]
+        ['red apples, green pears,', 'blue plums']
+    """
+    if not is_int(max_chars) or max_chars <= 0:
+        raise ValueError(f"max_chars must be an int > 0, got {max_chars!r}")
+    out = []
+    start, end = strip_span(text, start, end)
+    while end - start > max_chars:
+        window = text[start:start + max_chars + 1]  # a cut after it would be too long
+        least = max_chars // 4
+        cut = next((m.end() for m in reversed(list(_CLAUSE_CUT.finditer(window, 0, max_chars)))
+                    if m.end() > least), None)
+        if cut is None:
+            cut = next((m.start() for m in reversed(list(re.finditer(r"\s", window)))
+                        if m.start() > least), max_chars)
+        a, b = strip_span(text, start, start + cut)
+        if b > a:
+            out.append((a, b))
+        start, _ = strip_span(text, start + cut, end)
+    if end > start:
+        out.append((start, end))
+    return out
 
 
 def trimmed_sentence_spans(text: str, *, read_case: bool = True) -> list[tuple[int, int]]:

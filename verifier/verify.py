@@ -144,7 +144,9 @@ def _context(ev: Evidence, passages: Sequence[Evidence] | None,
     the passage's sentences before it (what "It" and "the city" refer to), then after it,
     as fit in ``budget``. A sentence read inside a whole long passage (an article given as
     one evidence text) was judged on every chunk of it, and the chunk that most contradicts
-    the claim, however unrelated, could outweigh the one that states it.
+    the claim, however unrelated, could outweigh the one that states it. A piece of a
+    sentence longer than ``budget`` (the pairer cuts sentences over
+    :data:`rag.pairing.MAX_SENTENCE_CHARS`) is read alone, as a sentence that long is.
 
     Example:
         >>> doc = "Paris is in France. It hosted the Olympics in 2024. Lyon is old."
@@ -165,6 +167,8 @@ def _context(ev: Evidence, passages: Sequence[Evidence] | None,
         return ev.content
     lo, hi = inside[0], inside[-1]
     a, b = min(sentences[lo][0], start), max(sentences[hi][1], end)
+    if b - a > budget:  # a piece of a sentence over the budget (rag.pairing.split_evidence)
+        return ev.content
     while True:
         if lo > 0 and b - sentences[lo - 1][0] <= budget:
             lo -= 1
