@@ -83,6 +83,16 @@ _MD_SPECIAL = re.compile(r"[\\`*_\[\]|~]")
 _HEADING_LINE = re.compile(rf"^{HEADING}$", re.M)
 #: The draft's own ``[n]`` markers right after a claim (they go with the claim's edit).
 _MARKERS = re.compile(rf"(?:[ \t]*{CITATION_MARK})+")
+#: A fenced code block (CommonMark): a line of three or more backticks or tildes, to a line
+#: of at least as many of the same (or the end of the text).
+_FENCED_BLOCK = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[^\n]*\n(?:.*?\n)??[ \t]{0,3}\1[`~]*[ \t]*$"
+                           r"|^[ \t]{0,3}(`{3,}|~{3,})[^\n]*\n.*\Z", re.M | re.S)
+#: A draft's own list of sources at its end, after its last claim: lines that open with a
+#: citation number ("[1] https://...", "[2] (b.md) ..."), with the heading before them if
+#: any ("References:", "**Sources**"). The answer lists its own sources under its numbers.
+_REFERENCE_BLOCK = re.compile(
+    r"(?:\n[ \t]*(?:#+[ \t]*)?(?:\*\*)?(?:References|Sources|Citations|Bibliography)"
+    r"(?:\*\*)?:?(?:\*\*)?[ \t]*(?=\n))?(?:\n[ \t]*\[\d+\][^\n]*)+\s*\Z", re.IGNORECASE)
 #: Sentence-initial words that a hedge lowercases ("However," -> "however,"). Any other
 #: capitalised first word ("I", "U.S.", "Apple's", "Einstein,", "About a Boy") may be a name
 #: and stays. The words shared with the checks' name rule come from ``SENTENCE_WORDS``.
@@ -216,8 +226,17 @@ class MitigatedAnswer:
             pad = " " if text.startswith("`") or text.endswith("`") else ""
             return f"{fence}{pad}{text}{pad}{fence}"
 
-        # a "* " list item stays one, as a "- " one does (a "*" before a space is no emphasis)
-        body = re.sub(r"^([ \t]*)\\\*(?=[ \t])", r"\1*", esc(self.body), flags=re.M)
+        def prose(text: str) -> str:
+            # a "* " list item stays one, as a "- " one does (a "*" before a space is no
+            # emphasis)
+            return re.sub(r"^([ \t]*)\\\*(?=[ \t])", r"\1*", esc(text), flags=re.M)
+
+        # a fenced code block of the answer is shown as written: escaped, its code changed
+        pos, parts = 0, []
+        for m in _FENCED_BLOCK.finditer(self.body):
+            parts += [prose(self.body[pos:m.start()]), m.group(0)]
+            pos = m.end()
+        body = "".join([*parts, prose(self.body[pos:])])
         lines = ["## Answer", "", body, ""]
         lines += [f"Grounding score: {self.grounding_score:.2f} · hallucination score: "
                   f"{self.hallucination_score:.2f} · strictness: {self.strictness}", ""]
@@ -235,13 +254,13 @@ class MitigatedAnswer:
 
 
 def _body(claim: str) -> str:
-    """The claim without citation markers or its final punctuation (``.!:;,``, "。").
+    """The claim without citation markers or its final punctuation (``.!:;,``, "。", "।").
 
     An abbreviation keeps its stop ("the U.S.", "etc.").
     """
     # (and without Markdown footnote references after its stop: "Paris is old.[^1]")
     text = re.sub(rf"(?:{FOOTNOTE_REF})+$", "", _CITE.sub("", claim).strip()).rstrip()
-    body = text.rstrip(".!:;,。！：；，")
+    body = text.rstrip(".!:;,。！：；，।॥۔…")
     if text[len(body):].startswith(".") and _abbreviation_before(body):
         return body + "."
     # a comma inside the closing quote is the sentence's, which goes on: 'called "Heat,"'
@@ -264,8 +283,8 @@ def _is_question(claim: str) -> bool:
     text = _CITE.sub("", claim).strip()
     # a question in quotes is one when the quote is the whole claim ("“Is Paris big?”"), not
     # a statement that ends quoting one ('The minister asked "why?"')
-    return bool(re.search(r"\?[)\]]*$", text)
-                or re.fullmatch(r"[\"“'‘«(\[].*\?[\"”'’»)\]]*", text, re.S))
+    return bool(re.search(r"[?？؟][)\]]*$", text)
+                or re.fullmatch(r"[\"“'‘«(\[].*[?？؟][\"”'’»)\]]*", text, re.S))
 
 
 def _first_letter(text: str, upper: bool) -> str:
@@ -652,13 +671,15 @@ class Mitigator:
         """The excerpt of one source's reference from the evidence cited from it."""
         doc = documents.get(cited[0].source_id) if documents else None
         windows: list[tuple[int, int]] = []
-        loose: list[str] = []  # evidence not found in the document: quoted as it is
+        loose: list[Evidence] = []  # evidence not found in the document: quoted as it is
         for ev in cited:
             s, e = ev.span
             if doc is not None and ev.span != (0, 0) and doc[s:e] == ev.content:
                 windows.append(self._window(doc, s, e))
-            elif (text := self._capped(ev.content)) not in loose:
-                loose.append(text)
+            elif all(x.content != ev.content for x in loose):
+                loose.append(ev)
+        if all(ev.span != (0, 0) for ev in loose):  # spans into one source: its order
+            loose.sort(key=lambda ev: ev.span)
         parts: list[str] = []
         if doc is not None and windows:
             merged: list[list[int]] = []
@@ -671,7 +692,12 @@ class Mitigator:
             pieces = [" ".join(doc[a:b].split()) for a, b in merged]
             parts.append(("…" if merged[0][0] > 0 else "") + " … ".join(pieces)
                          + ("…" if merged[-1][1] < len(doc) else ""))
-        return " … ".join(parts + loose)
+        quoted = ""
+        for k, ev in enumerate(loose):  # sentences next to each other read as one text
+            touching = k > 0 and loose[k - 1].span != (0, 0) and \
+                0 <= ev.span[0] - loose[k - 1].span[1] <= 1
+            quoted += (" " if touching else " … " if k else "") + self._capped(ev.content)
+        return " … ".join(parts + ([quoted] if quoted else []))
 
     def _window(self, doc: str, s: int, e: int) -> tuple[int, int]:
         """About ``excerpt_chars`` of ``doc`` around ``[s, e)``, cut between words.
@@ -890,7 +916,11 @@ class Mitigator:
             located.update({i: (starts[j], starts[j] + len(appended[j]))
                             for i, j in hedges.items()})
             pos = s_end
-        out.append(gap(draft[pos:]))
+        tail = draft[pos:]
+        if refs:  # the draft's own list of sources: its numbers are not the answer's
+            tail, dropped = _REFERENCE_BLOCK.subn("", tail)
+            tail = tail.rstrip() if dropped else tail
+        out.append(gap(tail))
         body, located = _renumber(draft, "".join(out), located, removed)
         if verdicts and not _HEADING_LINE.sub("", body).strip():
             # nothing left but headings ("# Cities\n\n## Paris") is nothing left
@@ -1198,7 +1228,7 @@ def _insert_citation(text: str, n: int) -> str:
     which is part of the claim's words ("in the U.S. [1]", not "in the U.S [1].").
     """
     # (a Markdown footnote reference after the stop stays after it: "France [1].[^2]")
-    m = re.search(rf"[.!?;:,。！？；：，]+[\"”')」』]*(?=(?:{FOOTNOTE_REF})*$)", text)
+    m = re.search(rf"[.!?;:,。！？；：，।॥؟۔…]+[\"”')」』]*(?=(?:{FOOTNOTE_REF})*$)", text)
     if m and not re.search(r"[\"”'’」』]$", m.group(0)):
         cut = m.start()
         if text[cut] == "." and _abbreviation_before(text[:cut]):

@@ -19,12 +19,13 @@ _CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:56rem;
 margin:2rem auto;padding:0 1rem;line-height:1.6;color:#1d1d1f}
 h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:2rem}
-.answer{font-size:1.05rem;padding:1rem;border:1px solid #ddd;border-radius:8px}
+.answer{font-size:1.05rem;padding:1rem;border:1px solid #ddd;border-radius:8px;white-space:pre-wrap}
 .claim{position:relative;border-radius:4px;padding:1px 2px;cursor:pointer;outline:none}
 .claim.supported{background:#c8f0c8}.claim.contradicted{background:#f7b9b9}
 .claim.insufficient{background:#ffe99a}.claim.unverifiable{background:#e3e3e3}
 .claim.corrected{background:#bcdcff}
-.claim .ev{display:none;position:absolute;left:0;top:1.6em;z-index:10;width:28rem;
+.claim .ev{display:none;white-space:normal;position:absolute;left:0;top:1.6em;z-index:10;
+width:28rem;
 background:#fff;border:1px solid #999;border-radius:6px;padding:.5rem;font-size:.85rem;
 box-shadow:0 2px 8px rgba(0,0,0,.2)}
 .claim:hover .ev,.claim:focus .ev{display:block}
@@ -94,7 +95,8 @@ def to_html(answer: MitigatedAnswer, *, title: str = "Verified answer") -> str:
                    f'<span class="ev">{_tooltip(e)}</span></span>')
         pos = end
     out.append(html.escape(body[pos:]))
-    answer_html = "".join(out).replace("\n", "<br>\n")
+    # line breaks and indentation (a code block's) shown as written: white-space:pre-wrap
+    answer_html = "".join(out)
     refs = "".join(
         f"<li value=\"{r.number}\"><code>{html.escape(r.source_id)}</code> {list(r.span)}: "
         f"“{html.escape(r.excerpt)}”</li>" for r in answer.references)

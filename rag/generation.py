@@ -804,6 +804,26 @@ def _tag_end(text: str, prompt: str) -> int:
     return 0
 
 
+def _passage_lines(text: str, prompt: str) -> list[int]:
+    """Starts of the lines of ``text`` that echo the prompt's passage lines.
+
+    A line after the first that opens with one of the prompt's passage tags, or the last
+    line when it opens with the start of one (an echo cut off by the token budget: "[2]
+    (b.md").
+    """
+    tags = [m.group(0) for m in _PASSAGE_TAG.finditer(prompt)]
+    first = len(text) - len(text.lstrip())
+    out = []
+    for m in re.finditer(r"^[ \t]*\[\d+\] \(", text, re.M):
+        if m.start() <= first:
+            continue
+        line = text[m.start():].split("\n", 1)[0].strip()
+        last = not text[m.start() + len(line):].strip()
+        if any(line.startswith(t) or (last and t.startswith(line)) for t in tags):
+            out.append(m.start())
+    return out
+
+
 def trim_echo(gen: Generation, prompt: str) -> Generation:
     r"""``gen`` without what it copied of its prompt's scaffolding, if any.
 
@@ -813,7 +833,9 @@ def trim_echo(gen: Generation, prompt: str) -> Generation:
     prompt's own lines do ("Question:", "Passages:") or before the prompt's last line (its
     instruction). It may also open by copying a passage line with its tag, "[1] (d1) Paris
     is ...": the tag (``[n] (source_id)`` exactly as :func:`build_prompt` wrote it in this
-    prompt) is no claim, and is cut too; a bare citation ("[1] Paris ...") is kept. Tokens,
+    prompt) is no claim, and is cut too; a bare citation ("[1] Paris ...") is kept. A later
+    line that opens with such a tag (the answer, then the passages copied: "\n\n[1] (d1)
+    Paris is ...") is echo, and the draft is cut before it. Tokens,
     log-probs and offsets are those of what is kept, each cut moved to a token boundary (a
     token astride a cut is dropped). A draft that is all echo is returned as it is (with a
     warning): there is no answer to keep.
@@ -825,6 +847,8 @@ def trim_echo(gen: Generation, prompt: str) -> Generation:
         'Paris is in France.'
         >>> trim_echo(Generation("[1] (d1) Paris is in France."), prompt).text
         'Paris is in France.'
+        >>> trim_echo(Generation("Paris is in France.\n\n[1] (d1) Paris is in"), prompt).text
+        'Paris is in France.'
     """
     text = gen.text
     heads = {m.group(0).strip() for m in _ECHO_LINE.finditer(prompt)}  # the prompt's own
@@ -834,6 +858,7 @@ def trim_echo(gen: Generation, prompt: str) -> Generation:
     if len(head) >= 20 and head in text:
         cuts.append(text.index(head))
     tag_end = _tag_end(text, prompt)
+    cuts += _passage_lines(text, prompt)
     if not cuts and not tag_end:
         return gen
     end = len(text[:min(cuts)].rstrip()) if cuts else len(text)

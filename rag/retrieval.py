@@ -42,7 +42,7 @@ from verifier.embedded import (
 )
 from verifier.errors import IndexMismatchError, ModelLoadError
 from verifier.registry import register
-from verifier.text import CJK_CHARS, STOP_WORDS, combining_marks
+from verifier.text import CJK_CHARS, STOP_WORDS, combining_marks, is_blank
 from verifier.types import Evidence, Passage
 
 logger = logging.getLogger(__name__)
@@ -120,7 +120,7 @@ def _check_top_k(top_k: int) -> None:
 def _check_query(query: str, top_k: int) -> None:
     if not isinstance(query, str):
         raise TypeError(f"query must be a str, got {type(query).__name__}")
-    if not query.strip():
+    if is_blank(query):  # spaces or invisible characters only
         raise ValueError(f"query must not be empty, got {query!r}")
     _check_top_k(top_k)
 
@@ -132,7 +132,7 @@ def _check_queries(queries: Sequence[str], top_k: int) -> list[str]:
     for i, q in enumerate(queries):
         if not isinstance(q, str):
             raise TypeError(f"queries[{i}] must be a str, got {type(q).__name__}")
-        if not q.strip():
+        if is_blank(q):
             raise ValueError(f"queries[{i}] must not be empty, got {q!r}")
     return list(queries)
 
@@ -793,14 +793,27 @@ class DenseRetriever(_Corpus):
             raise IndexMismatchError(
                 f"embedding model {self.model_id!r} gives {q.shape[1]}-d vectors, the index "
                 f"holds {self._faiss.d}-d ones")
-        scores, ids = self._faiss.search(q, min(n, len(self.passages)))
+        want = min(n, len(self.passages))
+        scores, ids = self._faiss.search(q, want)
+        short = int((ids < 0).any(axis=1).sum()) if len(ids) else 0
+        if short:  # an approximate index (HNSW, IVF) may find fewer than asked for
+            logger.warning("%s index: %d of %d queries got fewer than the %d passages asked for "
+                           "(an approximate search; raise its search settings, or use "
+                           "index_type='flat' for every passage)", self.index_type, short,
+                           len(queries), want)
         # Equal scores (duplicate passages) come back in FAISS's order; sort them by index.
         return [sorted(((int(i), float(s)) for i, s in zip(row_i, row_s, strict=True) if i >= 0),
                        key=lambda t: (-t[1], t[0]))
                 for row_i, row_s in zip(ids, scores, strict=True)]
 
     def retrieve_batch(self, queries: Sequence[str], *, top_k: int = 5) -> list[list[Evidence]]:
-        """:meth:`retrieve` for several queries, encoded in one batch."""
+        """:meth:`retrieve` for several queries, encoded in one batch.
+
+        In bf16 or fp16 (``dtype=None`` on a CPU with bf16 or on a GPU) a query's embedding
+        depends slightly on the queries batched with it (cosines move in the third decimal),
+        so two passages whose scores are that close may swap places against :meth:`retrieve`;
+        ``dtype="float32"`` gives the same results either way.
+        """
         queries = _check_queries(queries, top_k)
         self._require_index()
         if not queries:

@@ -185,8 +185,17 @@ def test_batch_ray_engine_matches_local(tmp_path, tiny_nli_model) -> None:
     local = run_eval(EvalConfig([src], tmp_path / "local", **common))
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
-        remote = run_eval(EvalConfig([src], tmp_path / "ray", engine="ray", ray_actors=2,
-                                     **common))
+        # chunks of 8 rows: the actors (and their models) made once serve every chunk
+        from verifier.batch_ray import RayScorer
+
+        cfg = EvalConfig([src], tmp_path / "ray", engine="ray", ray_actors=2, chunk_rows=8,
+                         **common)
+        scorer = RayScorer(cfg)
+        remote = run_eval(cfg, scorer=scorer)
+        actors = scorer._actors
+        assert actors is not None and len(actors) == 2
+        scorer([("Paris is in France.", "Paris is in France.")])
+        assert scorer._actors is actors
     finally:
         ray.shutdown()
     a = [json.loads(x) for x in (tmp_path / "local/predictions.jsonl").read_text().splitlines()]
@@ -718,7 +727,7 @@ def test_batch_csv_blank_lines_before_the_header(tmp_path) -> None:
     assert rows[2].record == {"id": "1", "claim": "c", "evidence": "e", "label": "SUPPORTS"}
 
 
-def test_batch_csv_stray_quote_gives_one_error_per_line_not_a_merged_row(tmp_path,
+def test_batch_csv_stray_quote_is_an_error_and_the_rows_after_it_are_read(tmp_path,
                                                                          caplog) -> None:
     import csv
 
@@ -728,13 +737,23 @@ def test_batch_csv_stray_quote_gives_one_error_per_line_not_a_merged_row(tmp_pat
                    '2,london is in germany,london is in england,REFUTES\n'
                    '3,"the dog" is red,a man and a dog,REFUTES\n'
                    '4,ok,ok,SUPPORTS\n')
-    rows = list(read_rows(src))
-    assert [(r.line, r.record is None) for r in rows] == [(2, True), (3, True), (4, True),
+    with caplog.at_level("WARNING", logger="verifier.batch"):
+        rows = list(read_rows(src))
+    # the lines with a quote are errors; line 3, a row of its own, is read (it was an error)
+    assert [(r.line, r.record is None) for r in rows] == [(2, True), (3, False), (4, True),
                                                           (5, False)]
-    assert all("a quote opened on line 2 ran to line 4" in r.error for r in rows[:3])
-    assert rows[1].raw == "2,london is in germany,london is in england,REFUTES"
+    assert all("a quote opened on line 2 ran to line 4" in rows[k].error for k in (0, 2))
+    assert rows[1].record == {"id": "2", "claim": "london is in germany",
+                              "evidence": "london is in england", "label": "REFUTES"}
+    assert "line 2 opens a quote that runs to line 4" in caplog.text
+    # a quote never closed: every row after it was an error record, and the run exited 0
+    src.write_text('id,claim,evidence,label\n1,"Paris is big,a city,NOT ENOUGH INFO\n'
+                   + "".join(f"{i},c{i},e{i},SUPPORTS\n" for i in range(2, 9)))
+    rows = list(read_rows(src))
+    assert [r.line for r in rows if r.record is None] == [2]
+    assert [r.record["id"] for r in rows if r.record] == [str(i) for i in range(2, 9)]
     # a quote closed on a later line, csv's record has the wrong number of fields, and each
-    # line it joined has the header's: one error per line
+    # line it joined has the header's: each line holds a quote, each is an error
     src.write_text('id,claim,evidence,label\n1,"abc,def,ghi\nx",y,z,REFUTES\n3,ok,ok,REFUTES\n')
     rows = list(read_rows(src))
     assert [(r.line, r.record is None) for r in rows] == [(2, True), (3, True), (4, False)]
@@ -826,6 +845,19 @@ def test_batch_resume_refusal_names_what_changed_and_bad_state(tmp_path) -> None
     with pytest.raises(ValueError, match=r"holds a run of state version 1, this version "
                                          r"writes 2: it cannot be resumed"):
         run_eval(EvalConfig([src], tmp_path / "o", plots=False), scorer=_fake_scorer)
+    # no state.json, results in the folder: a fresh run wrote over them, unsaid
+    (tmp_path / "o" / "state.json").unlink()
+    before = (tmp_path / "o" / "predictions.jsonl").read_bytes()
+    with pytest.raises(ValueError, match=r"holds predictions\.jsonl \(\d+ bytes\), .*but no "
+                                         r"state\.json .*they are not written over"):
+        run_eval(EvalConfig([src], tmp_path / "o", plots=False), scorer=_fake_scorer)
+    assert (tmp_path / "o" / "predictions.jsonl").read_bytes() == before
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "errors.jsonl").write_text("notes\n")
+    with pytest.raises(ValueError, match=r"holds errors\.jsonl \(6 bytes\) but no state"):
+        run_eval(EvalConfig([src], tmp_path / "mine", plots=False), scorer=_fake_scorer)
+    (tmp_path / "mine" / "errors.jsonl").write_text("")  # empty: nothing to lose
+    run_eval(EvalConfig([src], tmp_path / "mine", plots=False), scorer=_fake_scorer)
 
 
 def test_batch_utf16_input_is_refused_and_invisible_claims_are_errors(tmp_path) -> None:
@@ -1236,3 +1268,47 @@ def _shipped_cut() -> float:
     from verifier.meta import StatusClassifier
 
     return float(StatusClassifier.load(embedded_meta_path("ensemble")).support_threshold_)
+
+
+def test_batch_metrics_with_an_absent_class_raise_no_warning() -> None:
+    # sklearn's UserWarnings ("y_pred contains classes not in y_true", "A single label was
+    # found") reached the user's stderr on every such run
+    import warnings
+
+    classes = list(CLASSES["3class"])
+    probs = np.tile([0.6, 0.3, 0.1], (3, 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m = compute_metrics([classes[0]] * 3, [classes[0], classes[1], classes[0]], probs,
+                            classes)
+        one = compute_metrics([classes[0]] * 2, [classes[0]] * 2, probs[:2], classes)
+    assert m["balanced_accuracy"] == pytest.approx(2 / 3)
+    assert m["confusion_matrix"]["matrix"][0] == [2, 1, 0]
+    assert one["balanced_accuracy"] == 1.0
+
+
+def test_batch_ray_engine_refuses_a_missing_model_and_missing_gpus(tmp_path,
+                                                                   monkeypatch) -> None:
+    # a missing model folder: ~200 lines of ActorDiedError traceback, exit 1; GPUs per actor
+    # that no node has: the run waited for ever
+    import verifier.batch_ray
+    from verifier.errors import ConfigurationError, ModelLoadError
+
+    class FakeRay:
+        def is_initialized(self):
+            return True
+
+        def cluster_resources(self):
+            return {"CPU": 2.0}
+
+    fake = FakeRay()
+    monkeypatch.setattr(verifier.batch_ray, "require", lambda name, extra: fake)
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(g) + "\n" for g in GOOD))
+    with pytest.raises(ModelLoadError, match="no such folder: /nonexistent/model"):
+        verifier.batch_ray.RayScorer(EvalConfig([src], tmp_path / "o", engine="ray",
+                                                model="/nonexistent/model"))
+    with pytest.raises(ConfigurationError, match=r"ray_gpus_per_actor \(--ray-gpus-per-actor"
+                                                 r"\) is 1, but the Ray cluster has 0 GPUs"):
+        verifier.batch_ray.RayScorer(EvalConfig([src], tmp_path / "o", engine="ray",
+                                                ray_gpus_per_actor=1))

@@ -150,7 +150,7 @@ def test_cli_index_then_ask_with_own_draft(tmp_path, tiny_embedding_model, capsy
     assert "Paris is the capital of France [1]. Berlin is in Germany." in out
     assert "paris [0, 31]" in out and "berlin [0, 21]" in out
     assert main(["ask", "q", "--index", str(idx), "--draft", "x y z", "--top-k", "0"]) == 2
-    assert "verifier ask: error: top_k must be an int > 0, got 0" in capsys.readouterr().err
+    assert "argument --top-k: must be a whole number >= 1, got '0'" in capsys.readouterr().err
     assert main(["ask", "q", "--index", str(tmp_path / "nope"), "--draft", "x y z"]) == 2
     assert "verifier ask: error:" in capsys.readouterr().err
 
@@ -425,3 +425,43 @@ def test_cli_eval_averitec_preset_scores_question_answer_evidence(tmp_path, monk
     (pred,) = [json.loads(x) for x in (tmp_path / "o/predictions.jsonl").open()]
     assert (pred["gold"], pred["line"]) == ("REFUTES", 1)
     assert pred["source"] == str(tmp_path / "data" / "averitec" / "dev.json")
+
+
+def test_cli_eval_warns_when_a_presets_own_file_is_read_whole(tmp_path, monkeypatch,
+                                                               caplog) -> None:
+    # the file holds the preset's train split too, which the shipped models learnt from: its
+    # scores were reported as they come, higher than on unseen data, unsaid
+    import verifier.batch
+
+    monkeypatch.setenv("NLI_VERIFIER_DATA", str(tmp_path / "data"))
+    own = tmp_path / "data" / "fever-dev" / "fever_dev_rte_claim_evidence.jsonl"
+    own.parent.mkdir(parents=True)
+    own.write_text(json.dumps({"idx": 1, "claim": "c", "evidence": "e",
+                               "label": "SUPPORTS"}) + "\n")
+    other = tmp_path / "mine.jsonl"
+    other.write_bytes(own.read_bytes())
+    monkeypatch.setattr(verifier.batch, "_LocalScorer", lambda cfg: _fixed_scorer)
+    for src, out, warned in ((own, "o1", True), (other, "o2", False)):
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="verifier.cli"):
+            assert main(["eval", str(src), "--preset", "fever", "--output-dir",
+                         str(tmp_path / out), "--no-plots", "--progress", "off"]) == 0
+        assert ("holds its train split" in caplog.text) is warned
+
+
+def test_cli_eval_id_field_none_numbers_rows_with_a_preset(tmp_path, monkeypatch,
+                                                           capsys) -> None:
+    # with --preset the id field could not be turned off (--id-field "" was refused), and the
+    # message said to "leave the id field out"
+    import verifier.batch
+
+    monkeypatch.setattr(verifier.batch, "_LocalScorer", lambda cfg: _fixed_scorer)
+    src = tmp_path / "noid.jsonl"
+    src.write_text("".join(json.dumps({"claim": "c", "evidence": "e", "label": "SUPPORTS"})
+                           + "\n" for _ in range(2)))
+    base = ["eval", str(src), "--preset", "fever-sym", "--no-plots", "--progress", "off"]
+    assert main([*base, "--output-dir", str(tmp_path / "a")]) == 2
+    assert "or give --id-field none to number rows FILE:LINE" in capsys.readouterr().err
+    assert main([*base, "--output-dir", str(tmp_path / "b"), "--id-field", "none"]) == 0
+    ids = [json.loads(x)["id"] for x in (tmp_path / "b/predictions.jsonl").open()]
+    assert ids == ["noid.jsonl:1", "noid.jsonl:2"]

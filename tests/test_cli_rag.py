@@ -299,3 +299,54 @@ def test_index_embedding_model_path_that_names_no_folder_is_refused(tmp_path, ca
     for good in ("sentence-transformers/all-MiniLM-L6-v2", "all-MiniLM-L6-v2", "docs",
                  str(tmp_path / "docs"), None):
         assert _check_model_path("--embedding-model", good) == good
+
+
+def test_load_documents_keeps_line_ends_and_names_skipped_and_repeated(tmp_path,
+                                                                         caplog) -> None:
+    # a .txt read with newline translation had spans that did not slice the file on disk;
+    # blank files were dropped unsaid, and a file of a zero-width space was indexed
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_bytes(b"Paris is big.\r\nBerlin is the capital of Germany.")
+    (docs / "blank.txt").write_text("   \n")
+    (docs / "zw.md").write_text("\u200b", encoding="utf-8")
+    with caplog.at_level("WARNING", logger="verifier.cli_rag"):
+        (doc,) = load_documents(docs)
+    raw = (docs / "a.txt").read_bytes().decode("utf-8")
+    assert doc.text == raw and "\r\n" in doc.text
+    assert "2 file(s)" in caplog.text and "blank.txt" in caplog.text and "zw.md" in caplog.text
+    path = tmp_path / "dup.jsonl"
+    path.write_text('\n{"id": "x", "text": "a"}\n\n{"id": 1, "text": "b"}\n\n'
+                    '{"id": "x", "text": "c"}\n{"id": "1", "text": "d"}\n')
+    with pytest.raises(ValueError, match=r"dup\.jsonl:6: id 'x' repeats line 2$"):
+        load_documents(path)
+    path.write_text('{"id": 1, "text": "b"}\n{"id": "1", "text": "d"}\n')
+    with pytest.raises(ValueError, match=r"dup\.jsonl:2: id '1' repeats line 1$"):
+        load_documents(path)
+
+
+def test_index_refuses_an_out_that_is_a_file_before_the_work(tmp_path, capsys,
+                                                              monkeypatch) -> None:
+    import verifier.cli_rag
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.txt").write_text("Paris is in France.")
+    (tmp_path / "afile").write_text("x")
+    read: list[object] = []
+    monkeypatch.setattr(verifier.cli_rag, "load_documents", lambda p: read.append(p) or [])
+    for out in ("afile", "afile/sub"):
+        assert main(["index", str(tmp_path / "docs"), "--out", str(tmp_path / out)]) == 2
+        assert f"--out '{tmp_path / out}': '{tmp_path / 'afile'}' is a file, not a folder" in \
+            capsys.readouterr().err
+    assert read == []  # refused before the documents were read
+
+
+@pytest.mark.parametrize("option", ["--top-k", "--max-new-tokens"])
+def test_ask_refuses_counts_under_one_by_their_option(tmp_path, capsys, option) -> None:
+    # --max-new-tokens -5 was accepted with --draft; --top-k 0 failed after the index loaded,
+    # naming top_k
+    for bad in ("0", "-5"):
+        assert main(["ask", "q", "--index", str(tmp_path / "none"), "--draft", "Paris is big.",
+                     option, bad]) == 2
+        assert f"argument {option}: must be a whole number >= 1, got '{bad}'" in \
+            capsys.readouterr().err

@@ -592,3 +592,19 @@ def test_generation_trim_echo_cuts_a_copied_passage_tag() -> None:
     # a draft that is only the tag (and the echo) has no answer: kept as it is
     only = Generation("[1] (doc1)\n\nQuestion: What is the capital of France?")
     assert trim_echo(only, prompt) is only
+
+
+def test_generation_trim_echo_cuts_the_passages_copied_after_the_answer() -> None:
+    # the answer, then the prompt's passage lines copied: a claim "(a.txt) Paris is ..."
+    from rag.generation import build_prompt, trim_echo
+
+    prompt = build_prompt("What is the capital of France?", [
+        Evidence("Paris is the capital of France.", "a.txt", (0, 31)),
+        Evidence("Berlin is the capital of Germany.", "b.md", (0, 33))])
+    for tail in ("\n\n[1] (a.txt) Paris is the capital of France.\n[2] (b.md",
+                 "\n[2] (b.md) Berlin is the capital of Germany.", "\n[2] (b"):
+        draft = "Paris is the capital of France." + tail
+        assert trim_echo(Generation(draft), prompt).text == "Paris is the capital of France."
+    for kept in ("Paris is big.\n[3] (a.txt) not a tag of this prompt",
+                 "Paris is big.\n[1] (x.txt) another source"):
+        assert trim_echo(Generation(kept), prompt).text == kept

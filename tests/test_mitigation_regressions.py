@@ -1926,3 +1926,74 @@ def test_mitigation_other_thousands_separators_values() -> None:
     # a value that differs is still caught
     assert _found("It has 1.200.000 users.", "It has 1,000,000 users.")[0][0] == \
         "value_contradiction"
+
+
+@pytest.mark.parametrize("block", [
+    "\n\n[1] https://example.org/berlin\n[2] https://example.org/paris",
+    "\n\nSources:\n[1] https://example.org/berlin\n[2] https://example.org/paris\n",
+    "\n\n**References**\n[1] (b.md) Berlin ...\n[2] (a.md) Paris ...",
+])
+def test_mitigation_drops_the_drafts_own_source_list(block: str) -> None:
+    # the claim's "[2]" became the answer's "[1]", under the draft's list saying "[1]" is the
+    # Berlin page: the body's numbers pointed at two lists
+    draft = "Paris is the capital of France [2]." + block
+    claim = "Paris is the capital of France"
+    ans = Mitigator().mitigate(draft, [_v(draft, claim, S, _ev(
+        "Paris is the capital and largest city of France.", "paris"), text=claim + ".")])
+    assert ans.body == "Paris is the capital of France [1]."
+    assert [r.source_id for r in ans.references] == ["paris"]
+    # with no source of its own to list, the answer keeps the draft's
+    kept = Mitigator().mitigate(draft, [_v(draft, claim, U, text=claim + ".")])
+    assert "example.org/berlin" in kept.body or "Berlin ..." in kept.body
+
+
+def test_mitigation_keeps_a_numbered_line_that_is_a_claim() -> None:
+    draft = "Paris is big.\n[1] Berlin is the capital of Germany."
+    first, second = "Paris is big.", "Berlin is the capital of Germany."
+    ans = Mitigator().mitigate(draft, [_v(draft, first, S, _ev("Paris is big.", "p")),
+                                       _v(draft, second, S, _ev(second, "b"))])
+    assert "Berlin is the capital of Germany [2]." in ans.body
+
+
+def test_mitigation_reference_excerpt_keeps_the_sources_order_without_documents() -> None:
+    # without documents=, a source's sentences were quoted in citation order with "…"
+    # between two that touch: "It is 330 metres tall. … The tower was built in 1889."
+    doc = "The tower was built in 1889. It is 330 metres tall."
+    first, second = Evidence(doc[:28], "d", (0, 28)), Evidence(doc[29:], "d", (29, len(doc)))
+    draft = "It is 330 metres tall. The tower was built in 1889."
+    vs = [_v(draft, "It is 330 metres tall.", S, second),
+          _v(draft, "The tower was built in 1889.", S, first)]
+    assert Mitigator().mitigate(draft, vs).references[0].excerpt == doc
+    assert Mitigator().mitigate(draft, vs, documents={"d": doc}).references[0].excerpt == doc
+    far = Evidence("It is tall.", "d", (200, 211))  # not next to the first: a gap is shown
+    vs = [_v(draft, "It is 330 metres tall.", S, far),
+          _v(draft, "The tower was built in 1889.", S, first)]
+    assert Mitigator().mitigate(draft, vs).references[0].excerpt == \
+        "The tower was built in 1889. … It is tall."
+
+
+@pytest.mark.parametrize(("text", "status", "body"), [
+    ("पेरिस फ्रांस में है।", S, "पेरिस फ्रांस में है [1]।"),  # the marker went after the danda
+    ("पेरिस फ्रांस में है।", U,
+     "It is suggested that पेरिस फ्रांस में है, but this could not be verified."),
+    ("هل باريس في فرنسا؟", U, "هل باريس في فرنسا؟"),  # a question: nothing to hedge
+    ("Paris is in France…", S, "Paris is in France [1]…"),
+])
+def test_mitigation_reads_sentence_ends_of_other_scripts(text: str, status, body: str) -> None:
+    ans = Mitigator().mitigate(text, [_v(text, text, status, _ev(text, "wiki"))])
+    assert ans.body == body
+
+
+def test_mitigation_reports_show_a_code_block_as_written() -> None:
+    # Markdown escaped the code ("pip install my\_pkg", a fence as text "\`\`\`bash"); HTML
+    # joined lines with <br> and collapsed the indentation
+    draft = ("Install it with:\n\n```bash\npip install my_pkg\n  --user *x*\n```\n\n"
+             "Paris is in France.")
+    ans = Mitigator().mitigate(draft, [_v(draft, "Paris is in France.", S,
+                                          _ev("Paris is in France.", "wiki"))])
+    md = ans.to_markdown()
+    assert "```bash\npip install my_pkg\n  --user *x*\n```" in md
+    assert "Paris is in France \\[1\\]." in md  # the prose is still escaped
+    html_page = ans.to_html()
+    assert "white-space:pre-wrap" in html_page
+    assert "Install it with:\n\n```bash\npip install my_pkg\n  --user *x*\n```" in html_page

@@ -231,6 +231,12 @@ def test_nli_hypothesis_too_long_raises_naming_index(tmp_path: Path) -> None:
         det.predict([PAIRS[0], PAIRS[1], ("the city is old .", long_hyp)])
     assert (err.value.index, err.value.part) == (2, "hypothesis")
     assert err.value.reason.startswith("a hypothesis of 60 tokens")
+    # the model allows 64 positions: raising max_length cannot help, and the hint said it would
+    assert err.value.reason.endswith("(the window is the model's longest input)")
+    wider = make_tiny_classifier(tmp_path / "w", NLI3, max_position_embeddings=128)
+    with pytest.raises(PairInputError) as err:
+        NLIDetector(str(wider), max_length=64).predict([("the city is old .", long_hyp)])
+    assert err.value.reason.endswith("shorten the hypothesis or raise max_length")
     by_sentence = NLIDetector(str(folder), max_length=64, hypothesis_sentences=True)
     with pytest.raises(PairInputError, match=r"pairs\[1\] \(hypothesis sentence 1\)") as err:
         by_sentence.predict([PAIRS[0], ("the city is old .", "paris is big . " + long_hyp),

@@ -442,3 +442,31 @@ def test_retrieval_dense_finds_the_end_of_a_long_passage_with_minilm() -> None:
     assert max(len(tokenizer(p.text)["input_ids"]) for p in r.passages) <= 256
     best = r.retrieve("What is the secret ingredient of the soup?", top_k=1)[0]
     assert best.source_id == "long" and best.content.endswith("is saffron.")
+
+
+def test_retrieval_a_query_of_invisible_characters_is_empty() -> None:
+    r = BM25Retriever().index(DOCS)
+    for bad in ("\u200b", " \u00ad "):
+        with pytest.raises(ValueError, match="query must not be empty"):
+            r.retrieve(bad)
+        with pytest.raises(ValueError, match=r"queries\[1\] must not be empty"):
+            r.retrieve_batch(["Paris", bad])
+
+
+def test_retrieval_an_approximate_index_that_finds_fewer_says_so(tiny_embedding_model,
+                                                                  caplog) -> None:
+    r = _tiny(DenseRetriever, tiny_embedding_model, index_type="hnsw").index(DOCS)
+
+    class Short:  # an approximate search that misses passages (FAISS pads with -1)
+        d = r._faiss.d
+
+        def search(self, q, k):
+            ids = np.full((len(q), k), -1)
+            ids[:, 0] = 0
+            return np.zeros((len(q), k), dtype=np.float32), ids
+
+    r._faiss = Short()
+    with caplog.at_level("WARNING", logger="rag.retrieval"):
+        got = r.retrieve_batch(["Paris", "Berlin"], top_k=3)
+    assert [len(x) for x in got] == [1, 1]
+    assert "hnsw index: 2 of 2 queries got fewer than the 3 passages asked for" in caplog.text

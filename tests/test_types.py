@@ -332,3 +332,20 @@ def test_types_report_from_dict_errors_name_the_verdict_and_field() -> None:
     with pytest.raises(TypeError, match="verdicts must be a list, got dict"):
         Report.from_dict({"draft": "a", "verdicts": good})
     assert Report.from_dict({"draft": "a", "verdicts": [good]}).verdicts[0].claim.text == "a"
+
+
+def test_evidence_with_an_unknown_score_equals_its_copies() -> None:
+    # the generated __eq__ held two Evidence equal only when they shared one nan object: a
+    # pickled copy (a process pool's, Ray's) was unequal, and a set kept both
+    import pickle
+
+    ev = Evidence("Paris is in France.", "d", (0, 19))
+    copy = pickle.loads(pickle.dumps(ev))
+    assert ev == copy and len({ev, copy}) == 1 and hash(ev) == hash(copy)
+    assert ev == Evidence.from_dict(ev.to_dict())
+    assert ev != Evidence("Paris is in France.", "d", (0, 19), score=0.5)
+    assert Evidence("x", "d", score=0.5) == Evidence("x", "d", score=0.5)
+    v = ClaimVerdict(Claim("Paris is in France."), Status.SUPPORTED,
+                     {"Supported": 0.9, "Contradictory": 0.05, "Insufficient_Info": 0.05},
+                     (ev,))
+    assert pickle.loads(pickle.dumps(v)) == v

@@ -421,6 +421,10 @@ def test_report_round_trips_and_checks_its_fields() -> None:
     assert Report.from_dict(data) == rep
     with pytest.raises(ValueError, match="schema_version '2' is not this version's '1'"):
         Report.from_dict({**data, "schema_version": "2"})
+    assert Report.from_dict({**data, "schema_version": 1}) == rep  # the number, re-typed
+    with pytest.raises(ValueError, match=r"verdicts\[0\]\.claim\.span \(0, 19\) is past the "
+                                         r"end of the draft \(6 characters\)"):
+        Report("Paris.", rep.verdicts)  # accepted, then refused by the Mitigator
     with pytest.raises(ValueError, match=r"unknown field\(s\) for Report: \['extra'\]"):
         Report.from_dict({**data, "extra": 1})
     with pytest.raises(TypeError, match=r"verdicts\[0\] must be a ClaimVerdict, got str"):
@@ -611,6 +615,15 @@ def test_a_repeated_evidence_string_is_one_source() -> None:
     assert once.status == twice.status == Status.SUPPORTED
     assert [e.content for e in twice.evidence] == [e.content for e in once.evidence]
     assert sorted(e.source_id for e in twice.evidence) == ["evidence-1", "evidence-4"]
+
+
+def test_a_plain_string_is_not_named_as_a_given_source() -> None:
+    # a plain string at index 1 was named "evidence-2" next to an Evidence of that id: two
+    # texts cited as one source
+    named = Evidence("Berlin is the capital of Germany.", "evidence-2", (0, 33))
+    rep = _verifier().verify("Paris is in France.", evidence=[named, "Paris is in France."])
+    (ev,) = [e for v in rep.verdicts for e in v.evidence if e.content.startswith("Paris")]
+    assert ev.source_id == "evidence-2-2"
 
 
 @pytest.mark.parametrize(("call", "exc", "match"), [

@@ -32,6 +32,7 @@ import math
 import os
 import re
 import time
+import warnings
 from collections import Counter
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -671,13 +672,23 @@ def _read_delimited(path: Path, fmt: str) -> Iterator[RawRow]:
                 if fmt == "csv" and len(lines) > 1 and (
                         parse_error is not None or (wrong_width
                                                     and _lines_are_rows(lines, header))):
-                    # a stray quote joined lines into one record: each line is an error of
-                    # its own (rows are not guessed at, nor glued together)
+                    # a stray quote joined lines into one record: the lines with a quote
+                    # are errors, and each line without one is read as the row it is (all
+                    # were errors: a quote never closed cost every row after it)
                     why = parse_error or "a quoted field ran over lines that are each a row"
+                    why += (f" (a quote opened on line {start} ran to line "
+                            f"{start + len(lines) - 1}: a stray quote?)")
+                    logger.warning("input %s: line %d opens a quote that runs to line %d (a "
+                                   "stray quote?): the lines with a quote are error records, "
+                                   "the others are read one by one", src, start,
+                                   start + len(lines) - 1)
                     for k, line in enumerate(lines):
-                        yield (start + k, line.rstrip("\r\n"), [],
-                               f"{why} (a quote opened on line {start} ran to line "
-                               f"{start + len(lines) - 1}: a stray quote?)")
+                        text = line.rstrip("\r\n")
+                        if '"' in text:
+                            yield start + k, text, [], why
+                        else:
+                            yield start + k, text, next(csv.reader([text], delimiter=delim),
+                                                        []), None
                     continue
                 if fmt == "csv" and len(lines) > 1 and _lines_are_rows(lines, header):
                     logger.warning("input %s: lines %d-%d are read as one row (a quoted field "
@@ -925,17 +936,19 @@ def compute_metrics(gold: Sequence[str], pred: Sequence[str], probs: np.ndarray,
     out["accuracy"] = round(float((g == p).mean()), 6)
     out["macro_f1"] = round(float(f1_score(g, p, labels=present, average="macro",
                                            zero_division=0)), 6)
-    out["balanced_accuracy"] = round(float(balanced_accuracy_score(g, p)), 6)
+    with warnings.catch_warnings():  # a class absent from gold or predictions is expected
+        # here ("y_pred contains classes not in y_true"): the mean recall is over the gold
+        # classes present, and the matrix has every class
+        warnings.simplefilter("ignore", UserWarning)
+        out["balanced_accuracy"] = round(float(balanced_accuracy_score(g, p)), 6)
+        matrix = confusion_matrix(g, p, labels=classes).tolist()
     prec, rec, f1, sup = precision_recall_fscore_support(g, p, labels=classes, zero_division=0)
     out["per_class"] = {
         c: {"precision": round(float(prec[i]), 6), "recall": round(float(rec[i]), 6),
             "f1": round(float(f1[i]), 6), "support": int(sup[i])}
         for i, c in enumerate(classes)
     }
-    out["confusion_matrix"] = {
-        "labels": classes,
-        "matrix": confusion_matrix(g, p, labels=classes).tolist(),
-    }
+    out["confusion_matrix"] = {"labels": classes, "matrix": matrix}
     if len(classes) == 2 and len(set(gold)) == 2:
         out["auroc"] = round(float(roc_auc_score(g == classes[0], probs[:, 0])), 6)
     # confidence = the probability of the predicted class (the top one, unless a 2-class
@@ -1569,7 +1582,7 @@ def check_id_field(cfg: EvalConfig) -> None:
         names = ", ".join(repr(k) for k in first.record)
         raise ValueError(f"id field {name!r} (--id-field, FieldMap.id) is not in the first row, "
                          f"{first.where}, whose fields are {names}: name one of "
-                         f"them, or leave the id field out to number rows FILE:LINE")
+                         f"them, or give --id-field none to number rows FILE:LINE")
 
 
 def _first_record(cfg: EvalConfig) -> RawRow | None:
@@ -1620,6 +1633,15 @@ def _run_eval(cfg: EvalConfig, scorer: Any, show_progress_bar: bool | None
                 + "; use another output_dir or delete it")
         state = old
         logger.info("resuming after %d rows", state["rows_done"])
+    else:  # a fresh run: what the folder holds already is not written over unasked
+        found = [f"{p.name} ({p.stat().st_size} bytes)" for p in (
+            pred_path, err_path, out / "metrics.json", out / "run.json")
+            if p.is_file() and p.stat().st_size > 0]
+        if found:
+            raise ValueError(
+                f"output_dir {str(out)!r} holds {', '.join(found)} but no state.json (a run "
+                f"whose state was deleted, or files of your own): they are not written over; "
+                f"delete them, or use another output_dir")
     for path, key in ((pred_path, "pred_bytes"), (err_path, "err_bytes")):
         size = path.stat().st_size if path.exists() else 0
         if size < state[key]:  # truncate() would pad with NUL bytes: rows lost, counted done

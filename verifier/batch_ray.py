@@ -1,4 +1,4 @@
-"""Scale-out engine for ``verifier eval --engine ray``: Ray Data ``map_batches`` over an actor pool.
+"""Scale-out engine for ``verifier eval --engine ray``: a pool of Ray actors, kept for the run.
 
 Each actor holds one :class:`~verifier.nli.NLIDetector`; GPUs per actor are configurable. Ray
 is an optional extra: ``pip install 'nli-verifier[ray]'``.
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from verifier.errors import require
+from verifier.errors import ConfigurationError, require
 
 if TYPE_CHECKING:
     from verifier.batch import EvalConfig
@@ -20,7 +20,7 @@ logger = logging.getLogger(__name__)
 
 
 class _NLIActor:
-    """A Ray Data callable class: one NLI model per actor."""
+    """One NLI model per actor: a Ray actor class (:meth:`score`), or a Ray Data callable."""
 
     def __init__(self, init_parameters: dict[str, Any]) -> None:
         from verifier.nli import NLIDetector
@@ -45,9 +45,17 @@ class _NLIActor:
                 errors.append("")
         return {"idx": batch["idx"], "probs": probs, "error": np.asarray(errors, dtype=object)}
 
+    def score(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """:meth:`__call__`, as an actor method."""
+        return self(batch)
+
 
 class RayScorer:
-    """Callable ``pairs -> (n, 3)`` that scores with Ray Data over an actor pool.
+    """Callable ``pairs -> (n, 3)`` that scores over a pool of Ray actors.
+
+    The actors (each loads the model once) are made on the first call and kept for the
+    calls after it, one per chunk of the run: a Ray Data pipeline built per call started a
+    new pool and loaded the model again for every chunk (~6 s each on a CPU).
 
     Args:
         cfg: The evaluation config (model, device, dtype, batch size, actors, GPUs per actor).
@@ -59,8 +67,13 @@ class RayScorer:
             raise ValueError(f"ray_actors must be > 0, got {cfg.ray_actors}")
         if cfg.ray_gpus_per_actor < 0:
             raise ValueError(f"ray_gpus_per_actor must be >= 0, got {cfg.ray_gpus_per_actor}")
+        if cfg.model is not None:  # a missing folder: said here, not by dying actors
+            from verifier.nli import local_model_path
+
+            local_model_path(cfg.model)
         bs = 64 if cfg.batch_size == "auto" else int(cfg.batch_size)
         self.batch_size = bs
+        self._actors: list[Any] | None = None  # made on the first call, kept
         self.actors = cfg.ray_actors
         self.gpus = cfg.ray_gpus_per_actor
         self.init_parameters = {"model_name_or_path": cfg.model, "device": cfg.device,
@@ -71,6 +84,16 @@ class RayScorer:
         if not self.ray.is_initialized():
             self.ray.init(include_dashboard=False, ignore_reinit_error=True,
                           log_to_driver=False, configure_logging=False)
+        if self.gpus > 0:  # an actor no node can hold waits for ever
+            have = float(self.ray.cluster_resources().get("GPU", 0))
+            if have < self.gpus:
+                raise ConfigurationError(
+                    f"ray_gpus_per_actor (--ray-gpus-per-actor) is {self.gpus}, but the Ray "
+                    f"cluster has {have:g} GPUs: no actor could start, and the run would "
+                    f"wait for ever")
+            if have < self.gpus * self.actors:
+                logger.warning("the Ray cluster has %g GPUs for %d actors of %g: %d run at "
+                               "once", have, self.actors, self.gpus, int(have // self.gpus))
 
     def __call__(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         """Score ``pairs`` on the actor pool; returns ``(n, 3)`` in input order.
@@ -79,25 +102,27 @@ class RayScorer:
             UnscoredPairs: Some pairs were bad input (a claim too long for the window, say):
                 it holds the other pairs' probabilities and each bad pair's reason.
         """
-        import ray.data
+        from ray.util import ActorPool
 
-        ctx = ray.data.DataContext.get_current()
-        ctx.enable_progress_bars = False
-        items = [{"idx": i, "premise": p, "hypothesis": h} for i, (p, h) in enumerate(pairs)]
-        ds = ray.data.from_items(items).map_batches(
-            _NLIActor,
-            fn_constructor_kwargs={"init_parameters": self.init_parameters},
-            batch_size=self.batch_size,
-            batch_format="numpy",
-            concurrency=self.actors,
-            num_gpus=self.gpus,
-        )
+        if self._actors is None:
+            remote = self.ray.remote(num_gpus=self.gpus)(_NLIActor)
+            self._actors = [remote.remote(self.init_parameters) for _ in range(self.actors)]
+        bs = self.batch_size
+        batches = [{"idx": np.arange(i, min(i + bs, len(pairs))),
+                    "premise": np.asarray([p for p, _ in pairs[i:i + bs]], dtype=object),
+                    "hypothesis": np.asarray([h for _, h in pairs[i:i + bs]], dtype=object)}
+                   for i in range(0, len(pairs), bs)]
         out = np.zeros((len(pairs), 3), dtype=np.float32)
         reasons: dict[int, str] = {}
-        for batch in ds.iter_batches(batch_size=None, batch_format="numpy"):
-            out[batch["idx"]] = batch["probs"]
-            reasons.update((int(i), str(e)) for i, e in zip(batch["idx"], batch["error"],
-                                                            strict=True) if e)
+        try:
+            for batch in ActorPool(self._actors).map(lambda a, b: a.score.remote(b), batches):
+                out[batch["idx"]] = batch["probs"]
+                reasons.update((int(i), str(e)) for i, e in zip(batch["idx"], batch["error"],
+                                                                strict=True) if e)
+        except self.ray.exceptions.RayError as exc:  # an actor died (its model did not load)
+            lines = [x for x in str(exc).strip().splitlines() if x.strip()]
+            raise ConfigurationError(f"the Ray engine failed: {lines[-1] if lines else exc!r}"
+                                     ) from exc
         if reasons:
             from verifier.batch import UnscoredPairs
 

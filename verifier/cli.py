@@ -54,7 +54,7 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--id-field", help="the rows' id field (an error if the first row lacks "
                    "it, an error record for a later row without it); default: the preset's, "
                    "else 'id' (a row without it is named FILE:LINE); an empty or repeated id "
-                   "is an error record")
+                   "is an error record; 'none': every row is named FILE:LINE")
     p.add_argument("--scheme", choices=SCHEMES,
                    help="3class (SUPPORTS/REFUTES/NEI), supports-refutes or supported-not")
     p.add_argument("--label-map", type=_label_map_arg, metavar="RAW=LABEL,...",
@@ -168,15 +168,25 @@ def _cmd_eval(args: argparse.Namespace) -> int:
             base, from_loader = SPLIT_FIELDS, True
         else:
             inputs = resolve_preset_inputs(args.preset)
+    elif preset is not None and preset.holds_train:
+        own = {f.resolve() for f in resolve_preset_inputs(args.preset) if f.exists()}
+        given = [str(f) for f in inputs if Path(f).resolve() in own]
+        if given:  # read whole: the train split too, which the shipped models learnt from
+            logger.warning(
+                "%s: the preset's own data, read whole, holds its train split, which the "
+                "embedded models were fitted on: scores on it are higher than on unseen data; "
+                "leave the input files out to score its eval split (--split eval, the "
+                "default)", ", ".join(given))
     for option in ("claim_field", "evidence_field", "label_field", "id_field"):
         value = getattr(args, option)
         if value is not None and not value.strip():
             raise ValueError(f"--{option.replace('_', '-')} must name a field, got {value!r}")
+    no_id = args.id_field is not None and args.id_field.strip().lower() == "none"
     fields = FieldMap(
         claim=args.claim_field if args.claim_field is not None else base.claim,
         evidence=args.evidence_field if args.evidence_field is not None else base.evidence,
         label=args.label_field if args.label_field is not None else base.label,
-        id=args.id_field if args.id_field is not None else base.id,
+        id=None if no_id else args.id_field if args.id_field is not None else base.id,
     )
     scheme = args.scheme or (preset.scheme if preset else "3class")
     label_map = args.label_map
@@ -201,7 +211,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
                      threshold=None if args.threshold == "auto" else args.threshold,
                      preset=args.preset,
                      # named, even as the default 'id', or by a preset: the rows must have it
-                     require_id=bool(args.id_field) or args.preset is not None,
+                     require_id=(bool(args.id_field) or args.preset is not None)
+                     and not no_id,
                      from_loader=from_loader, label_map=label_map)
     mapped = ("; labels " + ", ".join(f"{k}={v}" for k, v in cfg.label_map.items())
               if cfg.label_map else "")

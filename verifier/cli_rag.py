@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import re
 import sys
@@ -13,22 +14,29 @@ from typing import Any
 from verifier.text import is_blank
 from verifier.types import Passage
 
+logger = logging.getLogger(__name__)
+
 
 def load_documents(path: Path) -> list[Passage]:
     """Read documents from a folder of .txt/.md files or a .jsonl file.
 
-    Folder: one document per file (UTF-8), id = relative path. JSONL: ``text`` and ``id`` or
-    ``source_id`` fields (without either, the id is ``FILE:LINE``); other fields become
-    metadata. A file or line that is not UTF-8 is an error naming it.
+    Folder: one document per file (UTF-8, its line ends kept, so that spans index the file
+    on disk), id = relative path; a file of only spaces or invisible characters is skipped,
+    with a warning naming it. JSONL: ``text`` and ``id`` or ``source_id`` fields (without
+    either, the id is ``FILE:LINE``); other fields become metadata. A file or line that is
+    not UTF-8, or a line whose id an earlier line has, is an error naming it.
     """
     path = Path(path)
     docs: list[Passage] = []
+    skipped: list[str] = []
     if path.is_dir():
         for f in sorted(path.rglob("*")):
             if f.suffix.lower() in (".txt", ".md") and f.is_file():
                 try:
-                    # a byte-order mark is no text (as on stdin and in JSONL files)
-                    text = f.read_text(encoding="utf-8-sig")
+                    # a byte-order mark is no text (as on stdin and in JSONL files); line
+                    # ends are kept as they are, so that spans index the file on disk
+                    with f.open(encoding="utf-8-sig", newline="") as fh:
+                        text = fh.read()
                 except UnicodeDecodeError as exc:
                     raise ValueError(f"{f}: not UTF-8 text ({exc}); convert it, e.g. "
                                      f"iconv -f latin1 -t utf-8") from exc
@@ -38,11 +46,14 @@ def load_documents(path: Path) -> list[Passage]:
                 except UnicodeEncodeError as exc:  # a name that no report can hold
                     raise ValueError(f"{name!r} in DOCS {str(path)!r}: the file name is not "
                                      "UTF-8; rename it (it becomes the source id)") from exc
-                if text.strip():
+                if is_blank(text):  # spaces or invisible characters only: no text
+                    skipped.append(name)
+                else:
                     docs.append(Passage(text, name))
     elif path.is_file() and path.suffix.lower() == ".jsonl":
         from verifier.batch import read_rows  # the batch reader: UTF-8, JSON, objects
 
+        seen: dict[str, int] = {}  # id -> its first line
         for row in read_rows(path):
             n, rec = row.line, row.record
             if row.error == "empty line":
@@ -57,9 +68,15 @@ def load_documents(path: Path) -> list[Passage]:
                 docs.append(Passage(rec["text"], str(sid), meta))
             except (KeyError, ValueError, TypeError) as exc:
                 raise ValueError(f"{path}:{n}: not a document line ({exc})") from exc
+            if str(sid) in seen:  # 1 and "1" are one id: source ids are text
+                raise ValueError(f"{path}:{n}: id {str(sid)!r} repeats line {seen[str(sid)]}")
+            seen[str(sid)] = n
     else:
         raise ValueError(f"DOCS must be a folder of .txt/.md files or a .jsonl file, got "
                          f"{str(path)!r}")
+    if skipped:
+        logger.warning("%d file(s) in %s hold no text and are not indexed: %s", len(skipped),
+                       path, ", ".join(skipped[:10]) + (" ..." if len(skipped) > 10 else ""))
     if not docs:
         raise ValueError(f"no documents found in {str(path)!r}")
     return docs
@@ -161,7 +178,9 @@ def _print_result(res: Any, out: Any = sys.stdout) -> None:
     print(f"Question: {res.question}\n", file=out)
     print("Retrieved passages:", file=out)
     for i, p in enumerate(res.passages, start=1):
-        print(f"  [{i}] {p.source_id} {list(p.span)}  {p.content[:90]}...", file=out)
+        shown = " ".join(p.content.split())
+        shown = shown if len(shown) <= 90 else shown[:89].rstrip() + "…"
+        print(f"  [{i}] {p.source_id} {list(p.span)}  {shown}", file=out)
     print(f"\nDraft ({res.draft.model or 'given'}):\n  {res.draft.text.strip()}\n", file=out)
     print("Claims and their evidence:", file=out)
     for i, ce in enumerate(res.claims, start=1):
@@ -210,15 +229,34 @@ def _check_model_path(option: str, value: str | None) -> str | None:
     return value
 
 
+def _count(n: int, word: str) -> str:
+    """``"1 document"``, ``"2 documents"``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _check_out_folder(option: str, path: Path) -> None:
+    """Refuse, naming ``option``, a ``path`` that cannot be an index folder.
+
+    It is a file, or a folder above it is: said before any work is done, not after it.
+    """
+    for p in (path, *path.parents):
+        if p.exists() and not p.is_dir():
+            raise ValueError(f"{option} {str(path)!r}: {str(p)!r} is a file, not a folder")
+        if p.exists():
+            return
+
+
 def _cmd_index(args: argparse.Namespace) -> int:
     from rag.retrieval import HybridRetriever
 
     _check_model_path("--embedding-model", args.embedding_model)  # before the documents load
+    _check_out_folder("--out", args.out)
     docs = load_documents(args.docs)
     r = HybridRetriever(args.embedding_model, device=args.device, index_type=args.index_type,
                         chunk_max_chars=args.chunk_chars).index(docs)
     r.save(args.out)
-    print(f"indexed {len(docs)} documents as {len(r.passages)} passages into {args.out}")
+    print(f"indexed {_count(len(docs), 'document')} as {_count(len(r.passages), 'passage')} "
+          f"into {args.out}")
     return 0
 
 
@@ -389,8 +427,8 @@ def add_subparsers(sub: argparse._SubParsersAction) -> None:
                        "each claim with evidence")
     p.add_argument("question")
     p.add_argument("--index", type=Path, required=True)
-    p.add_argument("--top-k", type=int, default=5)
-    p.add_argument("--max-new-tokens", type=int, default=128)
+    p.add_argument("--top-k", type=_positive_int, default=5)
+    p.add_argument("--max-new-tokens", type=_positive_int, default=128)
     p.add_argument("--draft", help="bring your own draft: text, a file (UTF-8), or - for "
                    "stdin (no generation)")
     p.add_argument("--self-correct", action="store_true",
@@ -414,7 +452,7 @@ def add_subparsers(sub: argparse._SubParsersAction) -> None:
                    default="balanced")
     p.add_argument("--format", choices=("json", "md", "html"), default="json")
     p.add_argument("--out", type=Path)
-    p.add_argument("--top-k", type=int, default=5)
+    p.add_argument("--top-k", type=_positive_int, default=5)
     _add_min_evidence_score(p)
     p.add_argument("--device")
     p.set_defaults(func=_cmd_verify)

@@ -684,6 +684,29 @@ no such folder: /nonexistent/model
     return shown
 
 
+def _can_grow(state: Any, max_length: int) -> bool:
+    """Whether a larger ``max_length`` would widen the window (the model allows more)."""
+    if state.window < max_length:
+        return False
+    limit = _position_limit(state.model.config, state.model)
+    return limit is None or limit > max_length
+
+
+def _position_limit(config: Any, model: Any) -> int | None:
+    """The longest input the model's absolute positions allow (``None``: not known)."""
+    limit = getattr(config, "max_position_embeddings", None)
+    if not isinstance(limit, int) or limit <= 2:
+        return None
+    emb = getattr(getattr(getattr(model, "base_model", None), "embeddings", None),
+                  "position_embeddings", None)
+    pad = getattr(emb, "padding_idx", None)
+    if isinstance(pad, int) and pad >= 0:
+        limit -= pad + 1  # positions start after the padding index
+    elif getattr(config, "model_type", "") in _PADDED_POSITIONS:
+        limit -= 2
+    return limit
+
+
 @register("nli.hf.v1")
 class NLIDetector:
     """Cross-encoder NLI detector over (evidence, claim) pairs.
@@ -897,17 +920,8 @@ class NLIDetector:
         embedding declares (read from the loaded model; for a model whose embedding module
         is not found there, a list of such model types stands in).
         """
-        limit = getattr(config, "max_position_embeddings", None)
-        if not isinstance(limit, int) or limit <= 2:
-            return self.max_length
-        emb = getattr(getattr(getattr(model, "base_model", None), "embeddings", None),
-                      "position_embeddings", None)
-        pad = getattr(emb, "padding_idx", None)
-        if isinstance(pad, int) and pad >= 0:
-            limit -= pad + 1  # positions start after the padding index
-        elif getattr(config, "model_type", "") in _PADDED_POSITIONS:
-            limit -= 2
-        return min(self.max_length, limit)
+        limit = _position_limit(config, model)
+        return self.max_length if limit is None else min(self.max_length, limit)
 
     def _chunk_tokens_of(self, config: Any, window: int) -> int:
         """Premise tokens per chunk: the argument, else the checkpoint's, else the window."""
@@ -1124,7 +1138,7 @@ class NLIDetector:
                     f"{state.n_special} special tokens it leaves {max(fit, 0)} of the "
                     f"{state.window}-token window for the premise (at least "
                     f"{MIN_EVIDENCE_TOKENS} needed); shorten the hypothesis"
-                    + (" or raise max_length" if state.window == self.max_length
+                    + (" or raise max_length" if _can_grow(state, self.max_length)
                        else " (the window is the model's longest input)")
                 )
                 raise PairInputError(f"{name(i)} has {reason}", index=i, part="hypothesis",

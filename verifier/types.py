@@ -295,6 +295,21 @@ class Evidence(_Serialisable):
             raise ValueError(f"score must be finite (nan when unknown), got {self.score!r}")
         object.__setattr__(self, "score", score)
 
+    def _key(self) -> tuple[Any, ...]:
+        return (self.content, self.source_id, self.span,
+                None if math.isnan(self.score) else self.score, self.rank)
+
+    def __eq__(self, other: object) -> bool:
+        # an unknown score (nan) equals an unknown score: the generated comparison held two
+        # Evidence equal only when they shared one nan object, so a pickled copy (a process
+        # pool's, Ray's) was another Evidence, and a set kept both
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
     def to_dict(self) -> dict[str, Any]:
         """Return a JSON-serialisable dict (``nan`` score becomes ``None``)."""
         out = super().to_dict()

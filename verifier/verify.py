@@ -73,6 +73,10 @@ class Report:
             raise TypeError(f"draft must be a str, got {type(self.draft).__name__}")
         object.__setattr__(self, "verdicts", check_sequence_of("verdicts", self.verdicts,
                                                                ClaimVerdict))
+        for i, v in enumerate(self.verdicts):  # a claim's span is a place in the draft
+            if v.claim.span[1] > len(self.draft):
+                raise ValueError(f"verdicts[{i}].claim.span {v.claim.span} is past the end of "
+                                 f"the draft ({len(self.draft)} characters)")
         if not isinstance(self.timings, Mapping):
             raise TypeError(f"timings must be a mapping, got {type(self.timings).__name__}")
         object.__setattr__(self, "timings", dict(self.timings))  # a copy: the report is frozen
@@ -91,6 +95,8 @@ class Report:
         if not isinstance(data, Mapping):
             raise TypeError(f"data must be a mapping, got {type(data).__name__}")
         version = data.get("schema_version", REPORT_SCHEMA_VERSION)
+        if is_int(version):  # 1 for "1": a hand-written or re-typed report
+            version = str(version)
         if version != REPORT_SCHEMA_VERSION:
             raise ValueError(f"schema_version {version!r} is not this version's "
                              f"{REPORT_SCHEMA_VERSION!r}")
@@ -216,6 +222,7 @@ def _as_evidence(items: Sequence[Evidence | Passage | str] | Evidence | Passage 
                         f"them), got {type(items).__name__}")
     out = []
     first: dict[str, int] = {}  # each plain string's first index
+    named = {it.source_id for it in items if isinstance(it, (Evidence, Passage))}
     for i, it in enumerate(items):
         if not isinstance(it, (Evidence, Passage, str)):
             raise TypeError(f"evidence[{i}] must be an Evidence, Passage or str, got "
@@ -232,8 +239,25 @@ def _as_evidence(items: Sequence[Evidence | Passage | str] | Evidence | Passage 
             span = tuple(it.metadata.get("doc_span", (0, len(it.text))))
             out.append(Evidence(it.text, it.source_id, span))
         else:
-            out.append(Evidence(it, f"evidence-{first.setdefault(it, i) + 1}", (0, len(it))))
+            out.append(Evidence(it, _plain_name(first.setdefault(it, i), named), (0, len(it))))
     return out
+
+
+def _plain_name(i: int, taken: set[str]) -> str:
+    """The source id of the plain string ``evidence[i]``.
+
+    ``evidence-{i+1}``, unless an Evidence or Passage given with it has that id (two texts
+    would be cited as one source); then ``evidence-{i+1}-2``, ``-3``, ...
+
+    Example:
+        >>> _plain_name(1, {"evidence-2"})
+        'evidence-2-2'
+    """
+    name = f"evidence-{i + 1}"
+    k = 2
+    while name in taken:
+        name, k = f"evidence-{i + 1}-{k}", k + 1
+    return name
 
 
 def _retrieved(retriever: Any, query: str, top_k: int) -> list[Evidence]:
