@@ -717,6 +717,29 @@ class Mitigator:
             b = (s if clipped else e) + m.start() if m else e
         return a, b
 
+    def _own_source_values(self, claim: str, evidence: Sequence[Evidence],
+                           findings: tuple) -> tuple:
+        """``findings``, with a value the best evidence's own source contradicts kept so.
+
+        The checks read every evidence text together, and another source's value of the
+        quantity in another unit made a claim's wrong value one the evidence may give
+        otherwise: "Mount Everest is 8,848 metres high." against "... 8,849 metres high."
+        and, from a note about the Amazon, "It is about 6,400 km long." was cited as
+        supported. When the best evidence's source alone contradicts a value, its findings
+        stand for that value.
+        """
+        source = evidence[0].source_id
+        own = [e.content for e in evidence if e.source_id == source]
+        if len(own) == len(evidence):
+            return findings
+        mine = tuple(run_checks(claim, own, self.checks))
+        said = {f.value for f in mine if f.type == "value_contradiction"} - {
+            f.value for f in findings if f.type == "value_contradiction"}
+        if not said:
+            return findings
+        return tuple(f for f in findings if f.value not in said) + tuple(
+            f for f in mine if f.value in said)
+
     def _capped(self, text: str) -> str:
         text = " ".join(text.split())
         if len(text) > self.excerpt_chars:
@@ -731,6 +754,8 @@ class Mitigator:
         ev_texts = [e.content for e in v.evidence]
         findings = tuple(run_checks(claim.text, ev_texts, self.checks)) if claim.verifiable \
             else ()
+        if claim.verifiable and v.evidence:
+            findings = self._own_source_values(claim.text, v.evidence, findings)
         if not claim.verifiable:
             return "kept", f"not verifiable ({claim.type.value}); left as written", None, (), 0
         if v.status == Status.SUPPORTED:

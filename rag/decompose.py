@@ -48,7 +48,14 @@ _ABOUT_ANSWER = re.compile(
     rf"|the following\s+(?:\w+\s+)?{_ANSWER_PARTS}\b"
     r"|(?:i|we) hope (?:this|that|it) (?:helps|answers|is helpful|was helpful|clarifies)\b"
     rf"|(?:please )?see (?:the )?(?:{_ANSWER_PARTS}|below|above)\b"
-    r"|let (?:me|us) know\b|feel free\b|as an ai\b)", re.I)
+    r"|let (?:me|us) know\b|feel free\b|as an ai\b"
+    # a refusal says nothing about the world ("I do not know the answer.")
+    r"|(?:i|we) (?:do not|don't|cannot|can't) (?:know|answer|find|say|tell)\b"
+    r"|(?:i'm|i am|we're|we are) (?:not sure|unable to|not able to)\b)", re.I)
+#: A line about the answer that leads in to a statement of its own: "Here is the answer: the
+#: tower is 330 metres tall." (the lead-in is no claim, the statement is).
+_ANSWER_LEAD_IN = re.compile(_ABOUT_ANSWER.pattern.removeprefix("^")
+                             + r"[^:;,.!?\n]*[:;,]\s+", re.I)
 _PREDICT = re.compile(r"\b(will|is going to|are going to|is expected to|are expected to|"
                       r"is likely to|are likely to|forecasts?|predicts?)\b", re.I)
 _HEDGE = re.compile(r"\b(might|perhaps|possibly|probably|could|seems?|appears? to|allegedly|"
@@ -682,7 +689,9 @@ class SpacyDecomposer:
         # spaces where "[1]" was is a token of its own, and "Paris is in France [1] and Lyon
         # is in Spain [2]." was one claim); offsets map its text back to ``text``.
         markers = [m.span() for m in _CITATION.finditer(text)]
-        masked = _CITATION.sub(lambda m: " " * len(m.group(0)), text)
+        # (line breaks kept: "...tall [1].\n\n[1] eiffel.txt" masked the paragraph break,
+        # and the source list's line was read into the last claim)
+        masked = _CITATION.sub(lambda m: re.sub(r"[^\r\n]", " ", m.group(0)), text)
         blocks = text_blocks(masked)
         claims: list[Claim] = []
         foreign: list[str] = []
@@ -727,6 +736,11 @@ class SpacyDecomposer:
             # "**Size:** Paris is big.": the label is no part of the claim (but "Paris: the
             # capital of France" is the claim's subject, and stays)
             start, end = strip_span(text, label.end(), end)
+        lead_in = _ANSWER_LEAD_IN.match(text, start, end) if parsed else None
+        if lead_in and self._states(doc, where, lead_in.end(), end):
+            # "Here is the answer: the tower is 500 metres tall." was one discourse line,
+            # never checked: the statement after the lead-in is the claim
+            start, end = strip_span(text, lead_in.end(), end)
         lead = _LEAD_CC.match(text, start, end)
         if lead:  # "And this is ...": the coordinator is not part of the claim
             start, end = strip_span(text, lead.end(), end)
@@ -771,6 +785,17 @@ class SpacyDecomposer:
                   if e.start_char >= where.doc(start) and e.end_char <= where.doc(end)]
         ctype, verifiable = classify_claim(body, labels)
         return Claim(_as_sentence(body), (start, end), ctype, verifiable)
+
+    def _states(self, doc: Any, where: _Offsets, start: int, end: int) -> bool:
+        """Whether ``text[start:end]`` is a statement: a subject and a verb.
+
+        "500 metres." and "first, open the box." are none.
+        """
+        rest = doc.char_span(where.doc(start), where.doc(end), alignment_mode="expand")
+        if rest is None or not any(t.dep_ in ("nsubj", "nsubjpass", "expl") for t in rest):
+            return False
+        return self._has_predicate([t for t in rest if not (t.is_punct or t.is_space)],
+                                   rest.text)
 
     def _labels_a_clause(self, doc: Any, where: _Offsets, start: int, cut: int, end: int
                          ) -> bool:

@@ -25,6 +25,7 @@ from verifier.checking import is_int, is_real
 from verifier.embedded import MODEL_LOAD_LOCK, embedded_generator_gguf, resolve_device
 from verifier.errors import ModelLoadError
 from verifier.registry import register
+from verifier.text import trimmed_sentence_spans
 from verifier.types import LOGPROB_TOLERANCE, Evidence, Generation
 
 logger = logging.getLogger(__name__)
@@ -248,6 +249,10 @@ class HFGenerator:
         trust_remote_code: Allow model-repository code (off by default).
         stop: Strings that end a draft (e.g. a blank line, for one paragraph): generation
             stops once one appears, and the draft is cut after the token that completes it.
+        cut_unfinished: A draft that used up ``max_new_tokens`` in mid-sentence is cut
+            after its last complete sentence, with a warning (its unfinished one, "The wall
+            was dismantled in 198", was verified, and removed as contradicted, or kept as
+            written when it had no verb); one with no complete sentence is kept whole.
 
     Example:
         >>> gen = HFGenerator(max_new_tokens=20)  # doctest: +SKIP
@@ -270,6 +275,7 @@ class HFGenerator:
         use_chat_template: bool = True,
         trust_remote_code: bool = False,
         stop: Sequence[str] | None = None,
+        cut_unfinished: bool = True,
     ) -> None:
         seed = _check_sampling(max_new_tokens, temperature, seed)
         if seed is not None and not -(2**63) <= seed < 2**64:  # torch.manual_seed's range
@@ -291,6 +297,7 @@ class HFGenerator:
                 isinstance(x, str) and x for x in stop)):
             raise ValueError(f"stop must be a list of non-empty str, got {stop!r}")
         self.stop = list(stop) if stop else None
+        self.cut_unfinished = bool(cut_unfinished)
         self._model: Any = None
         self._tokenizer: Any = None
         self._loaded: _LoadedLM | None = None
@@ -300,7 +307,7 @@ class HFGenerator:
         """``{"type": "generator.hf.v1", "init_parameters": {...}}``."""
         keys = ("model_name_or_path", "gguf_file", "device", "max_new_tokens", "temperature",
                 "top_p", "seed", "system_prompt", "use_chat_template", "trust_remote_code",
-                "stop")
+                "stop", "cut_unfinished")
         return {"type": "generator.hf.v1", "init_parameters": {k: getattr(self, k) for k in keys}}
 
     @property
@@ -453,6 +460,13 @@ class HFGenerator:
             lps = tuple(float(logp[s, i, t]) for i, t in enumerate(ids))
             text, spans = token_offsets(tok, ids)
             keep = self._stop_cut(text, spans)
+            if keep == len(ids) and len(ids) >= self.max_new_tokens and self.cut_unfinished:
+                end = unfinished_cut(text)  # out of tokens in mid-sentence
+                if end is not None:
+                    keep = sum(1 for _, b in spans if b <= end)
+                    logger.warning("the draft used up max_new_tokens=%d in mid-sentence: cut "
+                                   "after its last complete sentence (%r left out)",
+                                   self.max_new_tokens, text[end:].strip()[:60])
             if keep < len(ids):  # cut after the token that completes a stop string
                 lps, spans = lps[:keep], spans[:keep]
                 text = text[: spans[-1][1]] if spans else ""
@@ -793,6 +807,29 @@ _ECHO_LINE = re.compile(r"^[ \t]*(?:Question|Passages):", re.M)
 #: The tag :func:`build_prompt` opens each passage line with: ``[n] (source_id)``. (A
 #: ``source_id`` holding ") " is read up to it: the prompt line cannot tell where it ends.)
 _PASSAGE_TAG = re.compile(r"^\[\d+\] \(.*?\)(?= )", re.M)
+
+
+#: How a complete sentence ends: a full stop, a question or exclamation mark (closing quotes
+#: and brackets, and citation markers, may follow).
+_SENTENCE_DONE = re.compile(r"[.!?。！？…][\"'”’)\]]*(?:\s*\[\d+(?:\s*,\s*\d+)*\])*[.!?]?$")
+
+
+def unfinished_cut(text: str) -> int | None:
+    """Where to cut ``text`` when its last sentence is unfinished.
+
+    After the last complete sentence; ``None`` when the last is complete, or none is.
+
+    Example:
+        >>> unfinished_cut("The wall fell in 1989. It was dismantled in 198")
+        22
+        >>> unfinished_cut("The wall fell in 1989 [1].") is None
+        True
+    """
+    spans = trimmed_sentence_spans(text)
+    if not spans or _SENTENCE_DONE.search(text[slice(*spans[-1])]):
+        return None
+    done = [b for a, b in spans[:-1] if _SENTENCE_DONE.search(text[a:b])]
+    return done[-1] if done else None
 
 
 def _tag_end(text: str, prompt: str) -> int:

@@ -39,7 +39,7 @@ from rag.generation import DEFAULT_INSTRUCTION, Generator, build_prompt, trim_ec
 from rag.pairing import check_min_score
 from rag.retrieval import tokenize
 from verifier.checking import is_int
-from verifier.text import trimmed_sentence_spans
+from verifier.text import CITATION_MARK, trimmed_sentence_spans
 from verifier.types import Claim, ClaimVerdict, Evidence, Status
 
 logger = logging.getLogger(__name__)
@@ -379,8 +379,8 @@ class SelfCorrectingPipeline:
                 # no claim and was approved as written)
                 raise ValueError("the draft has no claim the verifier could check")
             mitigated = self.mitigator.mitigate(draft, report.verdicts)
-            unsupported = [v.claim.text for v in report.verdicts
-                           if v.status.value != "Supported"]
+            unsupported = [v.claim.text for v in report.verdicts  # not "I hope this helps!"
+                           if v.claim.verifiable and v.status.value != "Supported"]
             return (mitigated.grounding_score, [v.status.value for v in report.verdicts],
                     mitigated, unsupported)
         except Exception as exc:  # conservative: counts as not grounded
@@ -392,7 +392,10 @@ class SelfCorrectingPipeline:
         """``draft`` mitigated with no evidence: every claim Insufficient_Info.
 
         The verifier splits the draft into claims (with ``evidence=[]`` it finds none for
-        them); if it fails, the whole draft is one claim.
+        them); if it fails, the whole draft is one claim. A draft in which it finds no claim
+        (a refusal, "I don't know.") has nothing to hedge and is returned as written: it was
+        made one claim, and came back as "It is suggested that I don't know, but this could
+        not be verified."
         """
         try:
             verdicts = self.verifier.verify(draft, evidence=[]).verdicts
@@ -400,6 +403,9 @@ class SelfCorrectingPipeline:
             logger.warning("verification of the unverified draft failed (%s): it is "
                            "mitigated as one claim", exc)
             verdicts = []
+        else:
+            if not any(v.claim.verifiable for v in verdicts) and _REFUSAL.search(draft):
+                return self.mitigator.mitigate(draft, verdicts)
         if not verdicts and draft.strip():
             a, b = len(draft) - len(draft.lstrip()), len(draft.rstrip())
             verdicts = [ClaimVerdict(Claim(draft[a:b], (a, b)), Status.INSUFFICIENT_INFO)]
@@ -464,9 +470,10 @@ def _reads_as_query(line: str, question: str, draft: str) -> bool:
         return False
     if len(line.split()) > max(MAX_QUERY_WORDS, 2 * len(question.split())):
         return False
-    norm = " ".join(line.split()).casefold()
-    return norm not in {" ".join(draft[a:b].split()).casefold()
-                        for a, b in trimmed_sentence_spans(draft)}
+    def norm(text: str) -> str:  # without [n] markers: "... tall [1]." repeats "... tall."
+        return " ".join(re.sub(rf"\s*{CITATION_MARK}", "", text).split()).casefold()
+
+    return norm(line) not in {norm(draft[a:b]) for a, b in trimmed_sentence_spans(draft)}
 
 
 #: Claims of the previous draft quoted in a regeneration prompt, at most.

@@ -1312,3 +1312,15 @@ def test_batch_ray_engine_refuses_a_missing_model_and_missing_gpus(tmp_path,
                                                  r"\) is 1, but the Ray cluster has 0 GPUs"):
         verifier.batch_ray.RayScorer(EvalConfig([src], tmp_path / "o", engine="ray",
                                                 ray_gpus_per_actor=1))
+
+
+def test_batch_max_length_is_checked_before_the_output_folder_is_made(tmp_path) -> None:
+    # "max_length must be an int >= 32" came from the model, the folder already made, and
+    # the option unnamed
+    src = tmp_path / "in.jsonl"
+    src.write_text("".join(json.dumps(g) + "\n" for g in GOOD))
+    for bad in (5, 31.5, "64"):
+        with pytest.raises(ValueError, match=rf"max_length \(--max-length\) must be an int >= "
+                                             rf"32, got {bad!r}"):
+            EvalConfig([src], tmp_path / "o", max_length=bad)  # type: ignore[arg-type]
+    assert not (tmp_path / "o").exists()

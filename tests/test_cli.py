@@ -364,8 +364,11 @@ def test_cli_eval_refuses_an_output_dir_that_is_no_folder(tmp_path, monkeypatch,
     monkeypatch.chdir(tmp_path)
     src = tmp_path / "in.jsonl"
     src.write_text('{"claim": "a", "evidence": "b", "label": "SUPPORTS"}\n')
+    under = str(src / "x")  # "[Errno 20] Not a directory", the option unnamed
     for bad, msg in (("", "must name a folder, got ''"), ("  ", "must name a folder, got '  '"),
-                     (str(src), f"must name a folder, got the file {str(src)!r}")):
+                     (str(src), f"must name a folder, got the file {str(src)!r}"),
+                     (under, f"must name a folder, got {under!r}, under the file "
+                             f"{str(src)!r}")):
         assert main(["eval", str(src), "--output-dir", bad, "--no-plots"]) == 2
         assert f"argument --output-dir: {msg}" in capsys.readouterr().err
         assert main(["eval", "--preset", "fever", "--output-dir", bad]) == 2  # before inputs/

@@ -350,3 +350,13 @@ def test_ask_refuses_counts_under_one_by_their_option(tmp_path, capsys, option) 
                      option, bad]) == 2
         assert f"argument {option}: must be a whole number >= 1, got '{bad}'" in \
             capsys.readouterr().err
+
+
+def test_verify_refuses_a_blank_question_before_the_work(tmp_path, capsys) -> None:
+    # " " failed after the models loaded ("query must not be empty"), "" was ignored unsaid
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.txt").write_text("Paris is in France.")
+    for bad in ("", " "):
+        assert main(["verify", "--draft", "Paris is in France.", "--docs",
+                     str(tmp_path / "docs"), "--question", bad]) == 2
+        assert f"--question holds no text: {bad!r}" in capsys.readouterr().err

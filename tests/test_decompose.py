@@ -675,3 +675,37 @@ def test_decompose_reads_past_invisible_characters(spacy_decomposer, text, claim
         seen = "".join(" " if ch == "\u200b" else ch for ch in text[slice(*c.span)]
                        if ch not in "\u00ad\u2060\ufeff")
         assert " ".join(strip_citations(seen).split()) == c.text
+
+
+@pytest.mark.parametrize(("text", "claims"), [
+    # the whole line was discourse, never checked, and passed at grounding 1.0
+    ("Here is the answer: the Eiffel Tower is 500 metres tall.",
+     [("The Eiffel Tower is 500 metres tall.", True)]),
+    ("Here's what I found: the tower was built in 1889.",
+     [("The tower was built in 1889.", True)]),
+    ("See below: Paris has 2 million people.", [("Paris has 2 million people.", True)]),
+    ("I don't know, but the tower is 330 metres tall.",
+     [("The tower is 330 metres tall.", True)]),
+    # a lead-in before no statement of its own stays one discourse line
+    ("Here is how tall the Eiffel Tower is: 500 metres.",
+     [("Here is how tall the Eiffel Tower is: 500 metres.", False)]),
+    ("Here are the steps: first, open the box.",
+     [("Here are the steps: first, open the box.", False)]),
+    # a refusal says nothing about the world: it was a verifiable general-knowledge claim
+    ("I do not know the answer.", [("I do not know the answer.", False)]),
+    ("I am unable to say.", [("I am unable to say.", False)]),
+])
+def test_decompose_a_statement_after_a_line_about_the_answer_is_a_claim(
+        spacy_decomposer, text: str, claims: list) -> None:
+    got = spacy_decomposer.decompose(text)
+    assert [(c.text, c.verifiable) for c in got] == claims
+    for c in got:
+        assert text[c.span[0]:c.span[1]].rstrip(".") in text
+
+
+def test_decompose_a_source_list_line_is_not_read_into_the_last_claim(spacy_decomposer) -> None:
+    # masking "[1]" blanked the paragraph break before it, and the claim read
+    # "The Eiffel Tower is 330 metres tall. eiffel.txt."
+    text = "The Eiffel Tower is 330 metres tall [1].\n\n[1] eiffel.txt\n"
+    assert [(c.text, c.span) for c in spacy_decomposer.decompose(text)] == [
+        ("The Eiffel Tower is 330 metres tall.", (0, 40))]

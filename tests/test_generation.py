@@ -608,3 +608,27 @@ def test_generation_trim_echo_cuts_the_passages_copied_after_the_answer() -> Non
     for kept in ("Paris is big.\n[3] (a.txt) not a tag of this prompt",
                  "Paris is big.\n[1] (x.txt) another source"):
         assert trim_echo(Generation(kept), prompt).text == kept
+
+
+def test_generation_a_draft_out_of_tokens_mid_sentence_is_cut(tiny_lm, monkeypatch) -> None:
+    # "The wall was eventually dismantled in 198" was verified as a claim, and a fragment
+    # without a verb ("... Eiffel [1]. The tower") was kept as written
+    import rag.generation
+
+    pieces = ["Paris", " is", " big", " [1]", ".", " The", " wall", " was", " built", " in"]
+
+    def offsets(tok, ids):  # the tiny model's tokens read as these pieces
+        text, spans = "", []
+        for k in range(len(ids)):
+            spans.append((len(text), len(text) + len(pieces[k])))
+            text += pieces[k]
+        return text, spans
+
+    monkeypatch.setattr(rag.generation, "token_offsets", offsets)
+    kw = {"max_new_tokens": 7, "device": "cpu", "temperature": 1.0, "seed": 5}
+    whole = HFGenerator(str(tiny_lm), cut_unfinished=False, **kw).generate("paris is")[0]
+    assert whole.text == "Paris is big [1]. The wall"  # all 7 tokens: out of them
+    cut = HFGenerator(str(tiny_lm), **kw).generate("paris is")[0]
+    assert cut.text == "Paris is big [1]."
+    assert cut.token_logprobs == whole.token_logprobs[:5] and "".join(cut.tokens) == cut.text
+    assert HFGenerator(str(tiny_lm)).to_dict()["init_parameters"]["cut_unfinished"] is True

@@ -1997,3 +1997,19 @@ def test_mitigation_reports_show_a_code_block_as_written() -> None:
     html_page = ans.to_html()
     assert "white-space:pre-wrap" in html_page
     assert "Install it with:\n\n```bash\npip install my_pkg\n  --user *x*\n```" in html_page
+
+
+def test_mitigation_another_sources_value_does_not_hide_a_wrong_one() -> None:
+    # "6,400 km" from a note about the Amazon, a length in another unit, made the claim's
+    # wrong "8,848 metres" one the evidence may give otherwise: cited as supported
+    draft = "Mount Everest is 8,848 metres high."
+    everest = _ev("Mount Everest is 8,849 metres high.", "everest")
+    amazon = _ev("It is about 6,400 km long.", "amazon")
+    for evidence in ((everest,), (everest, amazon)):
+        ans = Mitigator().mitigate(draft, [_v(draft, draft, S, *evidence)])
+        assert ans.edits[0].action == "hedged", evidence
+        assert [f.type for f in ans.edits[0].findings] == ["value_contradiction"]
+    # the same value in another unit from the claim's own source is no contradiction
+    ok = Mitigator().mitigate(draft, [_v(draft, draft, S, _ev(
+        "Mount Everest is 8,848 metres (29,029 ft) high.", "everest"), amazon)])
+    assert ok.edits[0].action == "cited"

@@ -7,7 +7,7 @@ import pytest
 from mitigation.mitigator import Mitigator
 from rag.retrieval import BM25Retriever
 from rag.self_correct import DefaultUsefulnessGrader, SelfCorrectingPipeline
-from verifier.types import Claim, ClaimVerdict, Evidence, Passage, Status
+from verifier.types import Claim, ClaimType, ClaimVerdict, Evidence, Passage, Status
 from verifier.verify import Report
 
 DOCS = [Passage("Paris is the capital of France.", "paris"),
@@ -330,3 +330,41 @@ def test_self_correct_relevance_grader_rejects_bad_settings(value, shown) -> Non
     with pytest.raises(ValueError, match=rf"min_overlap must be in \[0, 1\], got {shown}$"):
         LexicalRelevanceGrader(min_overlap=value)
     assert LexicalRelevanceGrader(min_overlap=1).min_overlap == 1.0
+
+
+def test_self_correct_a_refusal_is_returned_as_written_not_hedged() -> None:
+    # nothing relevant retrieved and the model says it does not know: the refusal was made
+    # one claim and came back "It is suggested that I don't know, but this could not be
+    # verified."
+    class _NoClaims:
+        def verify(self, draft, *, evidence):
+            return Report(draft, ())
+
+    for draft in ("I don't know.", "I do not know the answer."):
+        ans = SelfCorrectingPipeline(
+            BM25Retriever().index(DOCS), ScriptedGenerator(draft), _NoClaims(), Mitigator(),
+            relevance_grader=_Nothing(), usefulness_grader=Useful(True),
+            max_query_rewrites=0).run("What is the boiling point of mercury?")
+        assert ans.text == draft and not ans.approved
+
+
+def test_self_correct_feedback_and_query_rewrites_read_claims_not_markers() -> None:
+    from rag.self_correct import _reads_as_query
+
+    # the draft's sentence with its [n] marker was taken for a new query
+    assert not _reads_as_query("The Eiffel Tower is 330 metres tall.",
+                               "How tall is the Eiffel Tower?",
+                               "The Eiffel Tower is 330 metres tall [1].")
+
+    # a line about the answer was quoted to the model as a claim the passages do not support
+    class _TwoVerdicts:
+        def verify(self, draft, *, evidence):
+            a = draft.index("I hope")
+            return Report(draft, (
+                ClaimVerdict(Claim(draft[:a].strip(), (0, a - 1)), Status.CONTRADICTORY),
+                ClaimVerdict(Claim(draft[a:], (a, len(draft)), ClaimType.DISCOURSE, False),
+                             Status.INSUFFICIENT_INFO)))
+
+    gen = ScriptedGenerator("Paris is in Spain. I hope this helps!")
+    _pipe(gen, ver=_TwoVerdicts(), max_regenerations=1).run(Q)
+    assert '"Paris is in Spain."' in gen.prompts[1] and "I hope this helps" not in gen.prompts[1]

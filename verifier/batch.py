@@ -1086,6 +1086,12 @@ class EvalConfig:
             raise ValueError("mode 'ensemble' runs on the local engine only, got engine 'ray'")
         if self.engine not in ("local", "ray"):
             raise ValueError(f"engine must be 'local' or 'ray', got {self.engine!r}")
+        from verifier.nli import MIN_EVIDENCE_TOKENS
+
+        least = 2 * MIN_EVIDENCE_TOKENS  # NLIDetector's own floor, said before any work
+        if not is_int(self.max_length) or self.max_length < least:
+            raise ValueError(f"max_length (--max-length) must be an int >= {least}, got "
+                             f"{self.max_length!r}")
         if self.batch_size != "auto" and (not is_int(self.batch_size) or self.batch_size <= 0):
             raise ValueError(
                 f"batch_size must be a positive int or 'auto', got {self.batch_size!r}"
@@ -1145,6 +1151,10 @@ def check_output_dir(value: str | os.PathLike[str]) -> Path:
     path = Path(value)
     if path.exists() and not path.is_dir():
         raise ValueError(f"must name a folder, got the file {str(value)!r}")
+    above = next((p for p in path.parents if p.exists()), None)
+    if above is not None and not above.is_dir():  # "o/predictions.jsonl/x": [Errno 20]
+        raise ValueError(f"must name a folder, got {str(value)!r}, under the file "
+                         f"{str(above)!r}")
     return path
 
 

@@ -377,6 +377,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
     if (args.docs is None) == (args.index is None):
         raise ValueError("give exactly one of --docs or --index")
+    if args.question is not None and is_blank(args.question):  # "" was ignored unsaid
+        raise ValueError(f"--question holds no text: {args.question!r}")
     if args.out is not None:  # checked before the work, not after it
         out = str(args.out)
         if Path(out).is_dir():  # Path("") too: the working folder
