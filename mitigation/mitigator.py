@@ -1280,6 +1280,15 @@ def _apply(sentence: str, pieces: list[tuple[int, int, str]]
             where[k] = (s + by, e + by)
 
     first = min(p[0] for p in pieces)
+    k0 = next(k for k, p in enumerate(pieces) if p[0] == first)
+    lead = _ATTRIBUTION.match(sentence, first, pieces[k0][1])
+    if lead and not pieces[k0][2] and lead.end() < pieces[k0][1] and len(pieces) > 1:
+        # the decomposer's first claim holds the sentence's attribution ("According to the
+        # report, the tower is gold"): removed, it leaves the attribution to the clauses
+        # after it, as a claim span that starts after the attribution does
+        pieces = [*pieces]
+        pieces[k0] = (lead.end(), pieces[k0][1], "")
+        first = lead.end()
     for k in sorted(range(len(pieces)), key=lambda k: pieces[k], reverse=True):
         a, b, new = pieces[k]
         if (a, b) == (0, len(sentence)):

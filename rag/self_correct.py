@@ -86,12 +86,26 @@ class LexicalRelevanceGrader:
         return [len(q & set(tokenize(p.content))) / len(q) >= self.min_overlap for p in passages]
 
 
+#: A question that asks for a quantity or a year ("How tall ...?", "In what year ...?").
+_ASKS_NUMBER = re.compile(
+    r"^\W*(?:how (?:tall|high|long|far|big|large|many|much|old|deep|wide|heavy|fast)"
+    r"|(?:in )?what (?:year|percentage|number|height|length|age)|how many)\b", re.I)
+#: A number, written in digits or words, or a month: what such a question is answered by.
+_NUMBER_WORD = re.compile(
+    r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
+    r"forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen|half|"
+    r"january|february|march|april|june|july|august|september|october|november|"
+    r"december)\b", re.I)
+
+
 class DefaultUsefulnessGrader:
-    """Usefulness: no refusal, shared content words, and no contradiction by the NLI detector.
+    """Usefulness: no refusal, shared words, the kind of answer asked for, no contradiction.
 
     The answer is useful when it is not a refusal ("I don't know"), holds enough of the
-    question's content words and, when an NLI detector is given, is not judged to contradict
-    the question.
+    question's content words, gives a number when the question asks for a quantity or a
+    year ("How tall is the Eiffel Tower?" is not answered by "The Eiffel Tower is in Paris
+    [1].", which shares two of its three content words) and, when an NLI detector is given,
+    is not judged to contradict the question.
 
     Args:
         nli: Optional NLI detector; the answer is the premise, the question the hypothesis.
@@ -99,22 +113,27 @@ class DefaultUsefulnessGrader:
             [0, 1].
         max_contradiction: Above this p(contradiction) the answer is judged not useful, in
             [0, 1].
+        answer_kind: Require a number for a question that asks for one.
 
     Raises:
         ValueError: ``min_overlap`` or ``max_contradiction`` is not a number in [0, 1].
     """
 
     def __init__(self, nli: Any = None, *, min_overlap: float = 0.2,
-                 max_contradiction: float = 0.9) -> None:
+                 max_contradiction: float = 0.9, answer_kind: bool = True) -> None:
         # both are shares in [0, 1]: min_overlap=5 would never approve an answer, and a
         # string would fail only at the first grade()
         self.nli = nli
         self.min_overlap = check_min_score(min_overlap, "min_overlap")
         self.max_contradiction = check_min_score(max_contradiction, "max_contradiction")
+        self.answer_kind = bool(answer_kind)
 
     def grade(self, question: str, answer: str) -> bool:
         """True when the answer addresses the question."""
         if not answer.strip() or _REFUSAL.search(answer):
+            return False
+        if self.answer_kind and _ASKS_NUMBER.search(question) and not _NUMBER_WORD.search(
+                re.sub(rf"\s*{CITATION_MARK}", "", answer)):  # "[1]" is no number given
             return False
         q = set(tokenize(question))
         if q and len(q & set(tokenize(answer))) / len(q) < self.min_overlap:

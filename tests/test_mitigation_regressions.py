@@ -1391,6 +1391,12 @@ def test_mitigation_a_kept_claim_drops_the_drafts_own_markers() -> None:
     ("According to the report, Paris is big and Rome is old.",
      [("Paris is big", U, None), ("Rome is old.", S, None)],
      "According to the report, Rome is old [1]."),
+    # ... and when the first claim's span holds it, as the spaCy decomposer's does (it
+    # went with the claim: "Rome is old [1].")
+    ("According to the report, Paris is big and Rome is old.",
+     [("According to the report, Paris is big", U, "According to the report, Paris is big."),
+      ("Rome is old.", S, None)],
+     "According to the report, Rome is old [1]."),
     ("- In 2020, the museum was built and it opened in 2021.",
      [("the museum was built", U, None), ("it opened in 2021.", S, "The museum opened in 2021.")],
      "- The museum opened in 2021 [1]."),

@@ -368,3 +368,17 @@ def test_self_correct_feedback_and_query_rewrites_read_claims_not_markers() -> N
     gen = ScriptedGenerator("Paris is in Spain. I hope this helps!")
     _pipe(gen, ver=_TwoVerdicts(), max_regenerations=1).run(Q)
     assert '"Paris is in Spain."' in gen.prompts[1] and "I hope this helps" not in gen.prompts[1]
+
+
+@pytest.mark.parametrize(("question", "answer", "useful"), [
+    # two of the question's three content words: approved, though it says nothing of height
+    ("How tall is the Eiffel Tower?", "The Eiffel Tower is in Paris [1].", False),
+    ("How tall is the Eiffel Tower?", "The Eiffel Tower is 330 metres tall [1].", True),
+    ("How many people live in Paris?", "About two million people live in Paris.", True),
+    ("In what year did the Berlin Wall fall?", "The Berlin Wall fell in November.", True),
+    ("Who built the Eiffel Tower?", "Gustave Eiffel built the Eiffel Tower.", True),
+])
+def test_self_correct_default_grader_wants_a_number_for_a_quantity(question, answer,
+                                                                    useful) -> None:
+    assert DefaultUsefulnessGrader().grade(question, answer) is useful
+    assert DefaultUsefulnessGrader(answer_kind=False).grade(question, answer) is True
