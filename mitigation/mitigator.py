@@ -734,7 +734,7 @@ class Mitigator:
             return findings
         mine = tuple(run_checks(claim, own, self.checks))
         said = {f.value for f in mine if f.type == "value_contradiction"} - {
-            f.value for f in findings if f.type == "value_contradiction"}
+            f.value for f in findings if f.type == "value_contradiction"} - {None}
         if not said:
             return findings
         return tuple(f for f in findings if f.value not in said) + tuple(

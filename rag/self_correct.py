@@ -89,7 +89,7 @@ class LexicalRelevanceGrader:
 #: A question that asks for a quantity or a year ("How tall ...?", "In what year ...?").
 _ASKS_NUMBER = re.compile(
     r"^\W*(?:how (?:tall|high|long|far|big|large|many|much|old|deep|wide|heavy|fast)"
-    r"|(?:in )?what (?:year|percentage|number|height|length|age)|how many)\b", re.I)
+    r"|(?:in )?what (?:year|percentage|number|height|length|age))\b", re.I)
 #: A number, written in digits or words, or a month: what such a question is answered by.
 _NUMBER_WORD = re.compile(
     r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
