@@ -30,6 +30,7 @@ from mitigation.values import (
     find_numbers,
 )
 from verifier.checking import is_int
+from verifier.registry import register
 from verifier.text import (
     CITATION_MARK,
     CJK,
@@ -83,6 +84,8 @@ _MD_SPECIAL = re.compile(r"[\\`*_\[\]|~]")
 _HEADING_LINE = re.compile(rf"^{HEADING}$", re.M)
 #: The draft's own ``[n]`` markers right after a claim (they go with the claim's edit).
 _MARKERS = re.compile(rf"(?:[ \t]*{CITATION_MARK})+")
+#: The draft's own ``[n]`` markers right before a claim, at the start of its sentence.
+_LEAD_MARKERS = re.compile(rf"(?:{CITATION_MARK}[ \t]*)+\Z")
 #: A fenced code block (CommonMark): a line of three or more backticks or tildes, to a line
 #: of at least as many of the same (or the end of the text).
 _FENCED_BLOCK = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[^\n]*\n(?:.*?\n)??[ \t]{0,3}\1[`~]*[ \t]*$"
@@ -251,6 +254,18 @@ class MitigatedAnswer:
             lines.append(f"| {i} | {cell(e.claim)} | {e.status.value} | {e.action} | "
                          f"{cell(e.reason)} |")
         return "\n".join(lines) + "\n"
+
+
+def _opens_sentence(draft: str, at: int) -> bool:
+    """Whether ``draft[at:]`` starts a sentence.
+
+    At the start, after a line break or a list item's marker ("- ", "2. "), or after a
+    sentence's stop and a space.
+    """
+    before = draft[:at].rstrip(" \t")
+    return not before or before.endswith("\n") or bool(
+        re.search(r"(?:^|\n)[ \t]*(?:[-*+•]|\d+[.)])$", before)) or (
+        before != draft[:at] and bool(re.search(r"[.!?][\"'”’)\]]*$", before)))
 
 
 def _body(claim: str) -> str:
@@ -622,6 +637,7 @@ def correct_claim(text: str, evidence: Sequence[str], findings: Sequence[Finding
     return fixed[:2] if fixed is not None else None
 
 
+@register("mitigator.rules.v1")
 class Mitigator:
     """Rewrite a draft from its claim verdicts.
 
@@ -661,7 +677,16 @@ class Mitigator:
                                         "a Check (a name and a run(claim, evidence) method)")
 
     def to_dict(self) -> dict[str, Any]:
-        """Configuration (the checks are the defaults)."""
+        """Configuration, rebuilt by :func:`verifier.registry.from_config`.
+
+        Raises:
+            ValueError: The checks are not the defaults: they are objects, which the
+                configuration cannot hold (a rebuilt mitigator would run other checks).
+        """
+        if tuple(self.checks) != tuple(DEFAULT_CHECKS):
+            raise ValueError("to_dict: this Mitigator's checks are not the default ones, and "
+                             "a configuration holds no check objects; build it again with "
+                             "Mitigator(..., checks=...)")
         return {"type": "mitigator.rules.v1",
                 "init_parameters": {"strictness": self.strictness,
                                     "max_citations": self.max_citations,
@@ -875,11 +900,18 @@ class Mitigator:
         # (they give way to the answer's numbers, whatever is done with the claim: kept, a
         # claim's "[2]" would point at the answer's second source).
         spans: dict[int, tuple[int, int]] = {}
+        prev_end = 0
         for k, i in enumerate(order):
             a, b = verdicts[i].claim.span
             limit = verdicts[order[k + 1]].claim.span[0] if k + 1 < len(order) else len(draft)
             m = _MARKERS.match(draft, b, limit)
+            # and those that open its sentence ("[2] Paris is ...": the answer read "[2] Paris
+            # is the capital of France [1].", citing a source it does not list)
+            lead = _LEAD_MARKERS.search(draft, prev_end, a)
+            if lead and _opens_sentence(draft, lead.start()):
+                a = lead.start()
             spans[i] = (a, m.end() if m else b)
+            prev_end = spans[i][1]
         edits: dict[int, Edit] = {}
         located: dict[int, tuple[int, int]] = {}  # where each edit's text lies in the body
         out: list[str] = []
@@ -986,7 +1018,8 @@ class Mitigator:
             new: str | None = None
             if action in ("cited", "corrected"):
                 # the draft's own [n] markers give way to this answer's numbering
-                base = _CITE.sub("", replacement if action == "corrected" else original)
+                # (a marker that opened the sentence leaves no space: "[2] Paris ...")
+                base = _CITE.sub("", replacement if action == "corrected" else original).lstrip()
                 if action == "corrected" and original[:1].islower():
                     # the claim's own sentence in place of a clause: "and the museum was
                     # designed by ...", not "and The museum ..."
@@ -1002,8 +1035,8 @@ class Mitigator:
                 pieces.append((a, b, new))
             elif action == "kept":
                 # unchanged but for the draft's own markers; a piece to follow where it goes
-                pieces.append((a, b, _CITE.sub("", original) if _CITE.search(original)
-                               else original))
+                pieces.append((a, b, _CITE.sub("", original).lstrip()
+                               if _CITE.search(original) else original))
             else:
                 said = (_warning(v.claim.text) if action == "warned" else
                         _hedge(v.claim.text, _context_of(draft, v)) if action == "hedged"

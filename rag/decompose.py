@@ -1101,24 +1101,38 @@ class LLMDecomposer:
               "claims. Reply with the JSON list only.\n\nText: {text}\n\nJSON:")
 
     def __init__(self, generator: Any, *, on_error: Literal["raise", "fallback"] = "fallback",
-                 fallback: SpacyDecomposer | None = None) -> None:
+                 fallback: SpacyDecomposer | dict[str, Any] | None = None) -> None:
         if on_error not in ("raise", "fallback"):
             raise ValueError(f"on_error must be 'raise' or 'fallback', got {on_error!r}")
-        if isinstance(generator, dict):  # a component config, as written by to_dict()
-            from verifier.registry import from_config
+        from verifier.registry import from_config
 
+        if isinstance(generator, dict):  # a component config, as written by to_dict()
             generator = from_config(generator)
+        built: SpacyDecomposer | None = (from_config(fallback) if isinstance(fallback, dict)
+                                         else fallback)
         if not callable(getattr(generator, "generate", None)):
             raise TypeError(f"generator must have a generate() method, got {generator!r}")
         self.generator = generator
         self.on_error = on_error
-        self.fallback = fallback or SpacyDecomposer()
+        self.fallback: SpacyDecomposer = built or SpacyDecomposer()
 
     def to_dict(self) -> dict[str, Any]:
-        """Configuration, with the generator's own configuration nested."""
+        """Configuration, the generator's and the fallback's own configurations nested.
+
+        The fallback was left out, and a rebuilt decomposer split other claims.
+
+        Raises:
+            TypeError: The generator (or the fallback) has no ``to_dict()``.
+        """
+        parts = {}
+        for name in ("generator", "fallback"):
+            part = getattr(self, name)
+            if not callable(getattr(part, "to_dict", None)):
+                raise TypeError(f"to_dict: the {name} {type(part).__name__} has no to_dict(), "
+                                f"so this LLMDecomposer has no configuration")
+            parts[name] = part.to_dict()
         return {"type": "decomposer.llm.v1",
-                "init_parameters": {"generator": self.generator.to_dict(),
-                                    "on_error": self.on_error}}
+                "init_parameters": {**parts, "on_error": self.on_error}}
 
     @staticmethod
     def parse(output: str) -> list[str]:

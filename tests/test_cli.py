@@ -468,3 +468,14 @@ def test_cli_eval_id_field_none_numbers_rows_with_a_preset(tmp_path, monkeypatch
     assert main([*base, "--output-dir", str(tmp_path / "b"), "--id-field", "none"]) == 0
     ids = [json.loads(x)["id"] for x in (tmp_path / "b/predictions.jsonl").open()]
     assert ids == ["noid.jsonl:1", "noid.jsonl:2"]
+
+
+def test_cli_eval_split_all_is_refused_for_a_preset_without_a_train_split(tmp_path,
+                                                                          capsys) -> None:
+    # scifact's default file is its dev split: '--split all' scored it as the eval split,
+    # unsaid (209 rows, not the 773 of train and dev)
+    assert main(["eval", "--preset", "scifact", "--split", "all", "--output-dir",
+                 str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert "--split all: the scifact preset's files hold its eval split only" in err
+    assert "covidfact, fever, frank, summedits" in err and not (tmp_path / "o").exists()

@@ -442,3 +442,17 @@ def test_cli_eval_preset_rows_the_loader_cannot_use_are_error_records(
     assert main(["eval", "--preset", "frank", "--split", "all", "--output-dir",
                  str(tmp_path / "all"), *common]) == 0
     assert json.loads(capsys.readouterr().out)["n"] == 3
+
+
+def test_averitec_a_yes_no_answer_keeps_its_explanation() -> None:
+    # "Has Syria complied with the Chemical Weapons Convention? No" was all the evidence
+    from verifier.datasets import _averitec_example, _Row
+
+    row = _Row({"claim": "Syria has no chemical weapons.", "label": "Refuted", "questions": [
+        {"question": "Has Syria complied?", "answers": [
+            {"answer": "No", "answer_type": "Boolean",
+             "boolean_explanation": "Chemical weapons remain in its arsenal."},
+            {"answer": "In 2013 it joined the convention.", "answer_type": "Extractive"}]}]})
+    ex = _averitec_example(row, 0)
+    assert ex.evidence == ("Has Syria complied? No. Chemical weapons remain in its arsenal.",
+                           "Has Syria complied? In 2013 it joined the convention.")

@@ -2019,3 +2019,19 @@ def test_mitigation_another_sources_value_does_not_hide_a_wrong_one() -> None:
     ok = Mitigator().mitigate(draft, [_v(draft, draft, S, _ev(
         "Mount Everest is 8,848 metres (29,029 ft) high.", "everest"), amazon)])
     assert ok.edits[0].action == "cited"
+
+
+@pytest.mark.parametrize(("draft", "parts", "body"), [
+    # a marker that opens the sentence stayed: "[2] Paris is the capital of France [1].",
+    # citing a source the answer does not list (the README's self-correct example did it)
+    ("[2] Paris is the capital of France.", ["Paris is the capital of France."],
+     "Paris is the capital of France [1]."),
+    ("Lyon is old. [2] Paris is big.", ["Lyon is old.", "Paris is big."],
+     "Lyon is old [1]. Paris is big [2]."),
+    ("- [1] Paris is big.\n- [3] Rome is old.", ["Paris is big.", "Rome is old."],
+     "- Paris is big [1].\n- Rome is old [2]."),
+])
+def test_mitigation_a_marker_that_opens_a_sentence_gives_way(draft, parts, body) -> None:
+    verdicts = [_v(draft, p, S, _ev(p, f"s{k}")) for k, p in enumerate(parts)]
+    for strictness in ("balanced", "strict"):
+        assert Mitigator(strictness).mitigate(draft, verdicts).body == body

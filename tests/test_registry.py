@@ -108,3 +108,29 @@ def test_registry_two_local_classes_of_one_name_do_not_replace_each_other() -> N
         assert registry.get("test.local.v1") is first
     finally:
         registry._REGISTRY.pop("test.local.v1", None)
+
+
+def test_registry_rebuilds_the_mitigator_and_the_llm_decomposers_fallback() -> None:
+    # Mitigator.to_dict() named a type the registry did not know; a custom check list and
+    # the LLM decomposer's fallback were dropped unsaid, so the rebuilt component differed
+    from mitigation.checks import NumberCheck
+    from mitigation.mitigator import Mitigator
+    from rag.decompose import LLMDecomposer, SpacyDecomposer
+    from rag.generation import StaticGenerator
+    from verifier.registry import from_config
+
+    m = Mitigator("strict", max_citations=3, excerpt_chars=50)
+    again = from_config(m.to_dict())
+    assert isinstance(again, Mitigator) and again.to_dict() == m.to_dict()
+    with pytest.raises(ValueError, match="checks are not the default ones"):
+        Mitigator(checks=[NumberCheck()]).to_dict()
+    d = LLMDecomposer(StaticGenerator('["a"]'), fallback=SpacyDecomposer(split_clauses=False))
+    rebuilt = from_config(d.to_dict())
+    assert rebuilt.fallback.split_clauses is False and rebuilt.to_dict() == d.to_dict()
+
+    class Duck:
+        def generate(self, prompt, *, n=1):
+            return []
+
+    with pytest.raises(TypeError, match="the generator Duck has no to_dict"):
+        LLMDecomposer(Duck()).to_dict()

@@ -46,7 +46,9 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--split", choices=("eval", "all"),
                    help="with --preset and no inputs: 'eval' (default) scores the preset's "
                    "evaluation split only, never rows a shipped model was trained on; 'all' "
-                   "scores every row of its default files, read through the preset's loader")
+                   "scores every row of its default files, read through the preset's loader "
+                   "(presets whose files hold a train split too: fever, covidfact, summedits, "
+                   "frank)")
     p.add_argument("--claim-field")
     p.add_argument("--evidence-field", help="a field with a string or a list of strings; "
                    "several fields separated by commas are joined")
@@ -61,7 +63,8 @@ def _add_eval(sub: argparse._SubParsersAction) -> None:
                    help="what raw labels mean, e.g. 0=entailment,1=neutral,2=contradiction "
                    "(MNLI, SNLI, ANLI numbering): class numbers (0, 1, 2) are error records "
                    "without it, since data sets number their classes differently; default: "
-                   "the preset's (SummEdits, FRANK: 1=SUPPORTS,0=NOT_SUPPORTED)")
+                   "the preset's (SummEdits, FRANK: 1=SUPPORTS,0=NOT_SUPPORTED); a map "
+                   "that starts with '-' is given with '=': --label-map=-1=REFUTES,...")
     p.add_argument("--mode", choices=("nli", "ensemble"), default="nli")
     p.add_argument("--threshold", type=_threshold_arg, default="auto",
                    help="2-class schemes: SUPPORTS iff p(SUPPORTS) >= this cut; 'auto' "
@@ -156,6 +159,11 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.split is not None and (preset is None or args.inputs):
         raise ValueError(f"--split applies to --preset without input files, got --split "
                          f"{args.split!r} with {'input files' if args.inputs else 'no --preset'}")
+    if args.split == "all" and preset is not None and not preset.holds_train:
+        whole = sorted(n for n, p in PRESETS.items() if p.holds_train)
+        raise ValueError(f"--split all: the {args.preset} preset's files hold its eval split "
+                         f"only (they were scored as the eval split, unsaid); it applies to "
+                         f"{', '.join(whole)}")
     base = preset.fields if preset else FieldMap()
     inputs = list(args.inputs)
     from_loader = False

@@ -659,9 +659,22 @@ def _anli(root: Path) -> Iterator[PresetRow]:
                          "eval")
 
 
+def _averitec_answer(question: str, a: dict[str, Any]) -> str:
+    """One question-answer pair as evidence.
+
+    A Yes / No answer comes with its explanation, as the AVeriTeC baseline reads it ("Has
+    Syria complied with the Chemical Weapons Convention? No" said nothing more).
+    """
+    text = f"{question} {a.get('answer', '')}".strip()
+    why = a.get("boolean_explanation")
+    if a.get("answer_type") == "Boolean" and isinstance(why, str) and why.strip():
+        text = f"{text}. {why.strip()}"
+    return text
+
+
 def _averitec_example(r: _Row, i: int) -> Example:
     answers = [
-        f"{q['question']} {a.get('answer', '')}".strip()
+        _averitec_answer(q["question"], a)
         for q in map(_Row, r.get("questions", [])) for a in q.get("answers", [])
     ]
     return Example(str(i), r["claim"], tuple(answers) or ("",),

@@ -70,7 +70,7 @@ def _load_builtin() -> None:
     import importlib
 
     for mod in ("verifier.nli", "rag.retrieval", "rag.generation", "rag.decompose",
-                "rag.pairing"):
+                "rag.pairing", "mitigation.mitigator"):
         try:
             importlib.import_module(mod)
         except ImportError as exc:  # an optional dependency is missing: say which
