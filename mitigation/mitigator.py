@@ -263,8 +263,9 @@ def _opens_sentence(draft: str, at: int) -> bool:
     sentence's stop and a space.
     """
     before = draft[:at].rstrip(" \t")
+    line = draft.rfind("\n", 0, at) + 1
     return not before or before.endswith("\n") or bool(
-        re.search(r"(?:^|\n)[ \t]*(?:[-*+•]|\d+[.)])$", before)) or (
+        LIST_ITEM.fullmatch(draft, line, at)) or (
         before != draft[:at] and bool(re.search(r"[.!?][\"'”’)\]]*$", before)))
 
 

@@ -35,11 +35,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from rag.decompose import strip_citations
 from rag.generation import DEFAULT_INSTRUCTION, Generator, build_prompt, trim_echo
 from rag.pairing import check_min_score
 from rag.retrieval import tokenize
 from verifier.checking import is_int
-from verifier.text import CITATION_MARK, trimmed_sentence_spans
+from verifier.text import trimmed_sentence_spans
 from verifier.types import Claim, ClaimVerdict, Evidence, Status
 
 logger = logging.getLogger(__name__)
@@ -133,7 +134,7 @@ class DefaultUsefulnessGrader:
         if not answer.strip() or _REFUSAL.search(answer):
             return False
         if self.answer_kind and _ASKS_NUMBER.search(question) and not _NUMBER_WORD.search(
-                re.sub(rf"\s*{CITATION_MARK}", "", answer)):  # "[1]" is no number given
+                strip_citations(answer)):  # "[1]" is no number given
             return False
         q = set(tokenize(question))
         if q and len(q & set(tokenize(answer))) / len(q) < self.min_overlap:
@@ -490,7 +491,7 @@ def _reads_as_query(line: str, question: str, draft: str) -> bool:
     if len(line.split()) > max(MAX_QUERY_WORDS, 2 * len(question.split())):
         return False
     def norm(text: str) -> str:  # without [n] markers: "... tall [1]." repeats "... tall."
-        return " ".join(re.sub(rf"\s*{CITATION_MARK}", "", text).split()).casefold()
+        return " ".join(strip_citations(text).split()).casefold()
 
     return norm(line) not in {norm(draft[a:b]) for a, b in trimmed_sentence_spans(draft)}
 

@@ -489,19 +489,31 @@ def test_the_default_embedding_model_follows_the_nli_device() -> None:
         assert v.embedding_cache.encoder.device == device  # made lazily, nothing loaded
 
 
+class RecordingNLI(KeywordNLI):
+    """Records the premises it reads; an SNLI-like model: a premise that does not entail
+    the claim (:meth:`entails`) is read as a contradiction."""
+
+    def __init__(self):
+        super().__init__()
+        self.premises: list[str] = []
+
+    @staticmethod
+    def entails(p: str, h: str) -> bool:
+        raise NotImplementedError
+
+    def predict(self, pairs):
+        self.premises += [p for p, _ in pairs]
+        return np.array([[0.6, 0.3, 0.1] if self.entails(p, h) else [0.05, 0.05, 0.9]
+                         for p, h in pairs], dtype=np.float32)
+
+
 def test_long_passage_is_read_around_the_evidence_sentence() -> None:
     # the model reads an unrelated sentence as a contradiction: a sentence that states the
     # claim, read inside a whole long article, lost to the article's other chunks
-    class SnliLike(KeywordNLI):
-        def __init__(self):
-            super().__init__()
-            self.premises: list[str] = []
-
-        def predict(self, pairs):
-            self.premises += [p for p, _ in pairs]
-            return np.array([[0.6, 0.3, 0.1] if h.rstrip(".").split()[-1] in p and "Lyon"
-                             not in p else [0.05, 0.05, 0.9] for p, h in pairs],
-                            dtype=np.float32)
+    class SnliLike(RecordingNLI):
+        @staticmethod
+        def entails(p: str, h: str) -> bool:
+            return h.rstrip(".").split()[-1] in p and "Lyon" not in p
 
     filler = " ".join(f"Lyon has {k} bridges over its river." for k in range(40))
     article = f"Paris is in France. It hosted the Olympics in 2024. {filler}"
@@ -531,15 +543,10 @@ def test_a_sentence_without_full_stops_is_read_in_pieces() -> None:
     # one evidence unit: the NLI model read all of it, in ~75 chunks, and the chunk it read
     # as a contradiction outweighed the one that states the claim (an audit's 100,000
     # characters: 9 of 9 claims Contradictory, the NLI step 100 times slower)
-    class Recording(KeywordNLI):
-        def __init__(self):
-            super().__init__()
-            self.premises: list[str] = []
-
-        def predict(self, pairs):
-            self.premises += [p for p, _ in pairs]
-            return np.array([[0.6, 0.3, 0.1] if "Olympics in 2024" in p else [0.05, 0.05, 0.9]
-                             for p, _ in pairs], dtype=np.float32)
+    class Recording(RecordingNLI):
+        @staticmethod
+        def entails(p: str, h: str) -> bool:
+            return "Olympics in 2024" in p
 
     filler = ", ".join(f"Lyon has {k} bridges over its river" for k in range(800))
     text = f"{filler}, the city hosted the Olympics in 2024, {filler}."

@@ -42,7 +42,7 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from verifier.checking import is_int, is_real
+from verifier.checking import file_on_path, is_int, is_real
 from verifier.datasets import (
     _ESCAPED_BYTE,
     CLASS_NUMBERINGS,
@@ -1086,12 +1086,9 @@ class EvalConfig:
             raise ValueError("mode 'ensemble' runs on the local engine only, got engine 'ray'")
         if self.engine not in ("local", "ray"):
             raise ValueError(f"engine must be 'local' or 'ray', got {self.engine!r}")
-        from verifier.nli import MIN_EVIDENCE_TOKENS
+        from verifier.nli import check_max_length
 
-        least = 2 * MIN_EVIDENCE_TOKENS  # NLIDetector's own floor, said before any work
-        if not is_int(self.max_length) or self.max_length < least:
-            raise ValueError(f"max_length (--max-length) must be an int >= {least}, got "
-                             f"{self.max_length!r}")
+        check_max_length(self.max_length, "max_length (--max-length)")  # before any work
         if self.batch_size != "auto" and (not is_int(self.batch_size) or self.batch_size <= 0):
             raise ValueError(
                 f"batch_size must be a positive int or 'auto', got {self.batch_size!r}"
@@ -1149,12 +1146,12 @@ def check_output_dir(value: str | os.PathLike[str]) -> Path:
     if isinstance(value, str) and not value.strip():
         raise ValueError(f"must name a folder, got {value!r}")
     path = Path(value)
-    if path.exists() and not path.is_dir():
+    blocked = file_on_path(path)
+    if blocked == path:
         raise ValueError(f"must name a folder, got the file {str(value)!r}")
-    above = next((p for p in path.parents if p.exists()), None)
-    if above is not None and not above.is_dir():  # "o/predictions.jsonl/x": [Errno 20]
+    if blocked is not None:  # "o/predictions.jsonl/x": [Errno 20] Not a directory
         raise ValueError(f"must name a folder, got {str(value)!r}, under the file "
-                         f"{str(above)!r}")
+                         f"{str(blocked)!r}")
     return path
 
 

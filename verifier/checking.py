@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from pathlib import Path
 from typing import TypeGuard
 
 
@@ -65,3 +66,18 @@ def check_whole_characters(name: str, text: str) -> None:
     """
     if (at := lone_surrogate(text)) is not None:
         raise ValueError(surrogate_message(name, text, at))
+
+
+def file_on_path(path: Path) -> Path | None:
+    """The file that keeps ``path`` from being a folder (``None``: it is one, or can be made).
+
+    ``path`` itself, or the nearest folder above it that exists, when that is a file.
+
+    Example:
+        >>> file_on_path(Path("/")) is None
+        True
+    """
+    for p in (path, *path.parents):
+        if p.exists():
+            return None if p.is_dir() else p
+    return None

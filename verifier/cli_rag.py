@@ -239,11 +239,11 @@ def _check_out_folder(option: str, path: Path) -> None:
 
     It is a file, or a folder above it is: said before any work is done, not after it.
     """
-    for p in (path, *path.parents):
-        if p.exists() and not p.is_dir():
-            raise ValueError(f"{option} {str(path)!r}: {str(p)!r} is a file, not a folder")
-        if p.exists():
-            return
+    from verifier.checking import file_on_path
+
+    blocked = file_on_path(path)
+    if blocked is not None:
+        raise ValueError(f"{option} {str(path)!r}: {str(blocked)!r} is a file, not a folder")
 
 
 def _cmd_index(args: argparse.Namespace) -> int:

@@ -684,6 +684,16 @@ no such folder: /nonexistent/model
     return shown
 
 
+def check_max_length(value: object, name: str = "max_length") -> None:
+    """Raise ``ValueError`` naming ``name`` unless ``value`` is a window the model can use.
+
+    An int of at least twice :data:`MIN_EVIDENCE_TOKENS`: room for a hypothesis and a premise.
+    """
+    least = 2 * MIN_EVIDENCE_TOKENS
+    if not is_int(value) or value < least:
+        raise ValueError(f"{name} must be an int >= {least}, got {value!r}")
+
+
 def _can_grow(state: Any, max_length: int) -> bool:
     """Whether a larger ``max_length`` would widen the window (the model allows more)."""
     if state.window < max_length:
@@ -783,9 +793,7 @@ class NLIDetector:
                              f"{device!r}")
         if not is_int(batch_size) or batch_size <= 0:
             raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
-        if not is_int(max_length) or max_length < 2 * MIN_EVIDENCE_TOKENS:
-            raise ValueError(f"max_length must be an int >= {2 * MIN_EVIDENCE_TOKENS}, got "
-                             f"{max_length!r}")
+        check_max_length(max_length)
         if chunk_tokens not in (None, "window") and not _is_chunk_size(chunk_tokens):
             raise ValueError(f"chunk_tokens must be None, 'window' or an int >= "
                              f"{MIN_EVIDENCE_TOKENS}, got {chunk_tokens!r}")
