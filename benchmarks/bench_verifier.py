@@ -4,7 +4,11 @@ For each set in :data:`verifier.training.META_SETS` (the whole ``eval`` split un
 ``--limit`` samples it; the shipped meta-classifiers were fitted on the ``train`` splits
 only) this prints macro-F1 and balanced accuracy of
 
-(a) the NLI detector alone (the embedded model's probabilities, threshold rule),
+(a) the NLI detector alone (the embedded model's probabilities, threshold rule: Supported
+    when entailment >= one cut and >= contradiction, else Contradictory when contradiction
+    >= another; both cuts learnt on the rows the classifiers were fitted on, by their
+    criterion, :func:`tune_nli_cuts`; ``nli_default`` is the rule at its 0.5 defaults,
+    ``Verifier(meta=None)``),
 (a') the NLI features through a calibrated classifier (``models/meta/nli_only.json``):
      how much comes from calibration alone,
 (b) the evidence-alignment classifier alone (``models/meta/alignment.json``),
@@ -13,8 +17,10 @@ only) this prints macro-F1 and balanced accuracy of
 an ablation row per detector (the ensemble refitted without NLI = the alignment
 classifier, without alignment = ``nli_only``; and with the uncertainty features, which the
 shipped ensemble leaves out, see ``models/recipes/train_meta.py``), the expected calibration
-error of the final status probability (10 equal-width bins) per set and pooled, with the
-ECE that perfectly calibrated probabilities would reach on as many rows in 95 % of samples
+error (10 equal-width bins) per set and pooled, of the most probable status's probability
+(``ece``, the usual top-label ECE) and of the decided status's (``ece_decided``: the status
+the verifier gives, at its learned cut, and the probability it gives it), each with the ECE
+that perfectly calibrated probabilities would reach on as many rows in 95 % of samples
 (:func:`ece_noise_floor`: a small set's ECE is not 0 even then), a reliability diagram
 (PNG), the time of the three detectors run in threads, with the alignment detector in a
 worker process, and one after another, and the latency of ``Verifier().verify`` on a
@@ -26,9 +32,15 @@ the claims rather than a better cut.
 
 Sets whose labels say nothing about "not enough info" (FEVER-Symmetric, COVID-Fact: supports
 / refutes; SciFact, SummEdits, FRANK: supported / not) are scored as Supported vs the rest;
-HealthVer is scored on all three statuses.
+HealthVer is scored on all three statuses. Eval rows that a training row of the classifiers
+repeats (the same claim and an evidence sentence of it: FEVER dev rows that FEVER-Symmetric's
+train split holds) are left out of every row of the table, and counted.
 
-    python benchmarks/bench_verifier.py [--limit N] [--cache DIR]
+The NLI cuts need the training rows' features: ``--cache DIR`` keeps them with the eval rows'
+(``train.jsonl``, ``pipeline.jsonl``: ``train_meta.py --cache``'s files), or ``--nli-cuts
+default`` keeps the rule at 0.5 and reads no training row.
+
+    python benchmarks/bench_verifier.py [--limit N] [--cache DIR] [--nli-cuts train|default]
 """
 
 from __future__ import annotations
@@ -36,6 +48,7 @@ from __future__ import annotations
 import argparse
 import logging
 import multiprocessing
+import sys
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -48,6 +61,7 @@ from _common import RESULTS, write_result
 from sklearn.metrics import balanced_accuracy_score, f1_score, roc_auc_score
 
 from mitigation.values import clear_caches
+from verifier.datasets import Example, _fever_key, _fever_sentences
 from verifier.embedded import embedded_meta_path
 from verifier.meta import StatusClassifier
 from verifier.training import META_SETS, collect_features, feature_array, sample_examples
@@ -59,6 +73,8 @@ MODELS = ("nli_only", "alignment", "ensemble", "with_uncertainty")
 ABLATIONS = {"without NLI": "alignment", "without alignment": "nli_only",
              "with uncertainty": "with_uncertainty"}
 ROWS = ("nli", "nli_only", "alignment", "ensemble")
+#: The cuts :func:`tune_nli_cuts` tries (as ``verifier.meta``'s learned cut).
+CUT_GRID = np.round(np.arange(0.05, 0.951, 0.01), 2)
 
 #: A 5-claim draft and 10 passages for the latency figure (2 claims are wrong).
 LATENCY_PASSAGES = (
@@ -106,6 +122,98 @@ def eval_rows(verifier: Verifier, cache: Path | None, limit: int | None = None
             for name in META_SETS}
 
 
+def seen_in_training(examples: Sequence[Example], train: Sequence[Example]) -> np.ndarray:
+    """Which ``examples`` a training example repeats: the same claim and one of its evidence
+    sentences (letters and digits compared, as the FEVER split compares them).
+
+    Example:
+        >>> a = Example("1", "Paris is big.", "Paris is big . It rains .", "SUPPORTS", "fever",
+        ...             "eval")
+        >>> b = Example("9", "paris is big", "It rains .", "SUPPORTS", "fever-sym", "train")
+        >>> seen_in_training([a], [b]).tolist()
+        [True]
+    """
+    keys = {(_fever_key(e.claim), k) for e in train for k in _fever_sentences(e.evidence_text)}
+    return np.array([any((_fever_key(e.claim), k) in keys
+                         for k in _fever_sentences(e.evidence_text)) for e in examples],
+                    dtype=bool)
+
+
+def _macro_f1(gold: np.ndarray, pred: np.ndarray, labels: Sequence[str]) -> float:
+    """Macro-F1 over ``labels`` (a label neither given nor predicted scores 0)."""
+    f1 = []
+    for lab in labels:
+        tp = float(np.sum((pred == lab) & (gold == lab)))
+        denom = float(np.sum(pred == lab) + np.sum(gold == lab))
+        f1.append(2 * tp / denom if denom else 0.0)
+    return float(np.mean(f1))
+
+
+def tune_nli_cuts(rows_by_set: dict[str, list[dict]], grid: np.ndarray = CUT_GRID
+                  ) -> dict[str, float]:
+    """The NLI threshold rule's cuts that maximise the mean per-set macro-F1 on ``rows_by_set``
+    (the classifiers' training rows), each set scored as this benchmark scores it.
+
+    ``support``: Supported when entailment >= it and >= contradiction; ``contradiction``:
+    else Contradictory when contradiction >= it, else Insufficient_Info (only 3-class sets
+    tell these apart). Ties go to the cuts nearest 0.5, as ``verifier.meta``'s learned cut.
+    Rows without NLI features are left out.
+
+    Example:
+        >>> rows = [{"status": s, "features": {"nli.entailment": e, "nli.contradiction": c}}
+        ...         for s, e, c in (("Supported", 0.3, 0.1), ("Contradictory", 0.2, 0.7),
+        ...                         ("Supported", 0.6, 0.3), ("Contradictory", 0.1, 0.2))]
+        >>> tune_nli_cuts({"x": rows})["support"]
+        0.3
+    """
+    sets = []
+    for rows in rows_by_set.values():
+        gold, three = gold_statuses(rows)
+        X = feature_array(rows, ["nli.entailment", "nli.contradiction"])
+        ok = ~np.isnan(X).any(axis=1)
+        if len(set(gold[ok].tolist())) > 1:
+            sets.append((gold[ok], sorted(set(gold[ok].tolist())), three, X[ok, 0], X[ok, 1]))
+    if not sets:
+        raise ValueError("no set has rows of two statuses with NLI features to tune cuts on")
+    best: tuple[float, float, float, float] | None = None
+    for te in grid:
+        two, scored = [], []
+        for gold, labels, three, e, c in sets:
+            sup = (e >= te) & (e >= c)
+            if three:
+                scored.append((gold, labels, sup, c))
+            else:
+                two.append(_macro_f1(gold, np.where(sup, "Supported", "Not_Supported"),
+                                     labels))
+        for tc in grid if scored else [0.5]:
+            f1 = two + [_macro_f1(gold, np.where(sup, "Supported", np.where(
+                c >= tc, "Contradictory", "Insufficient_Info")), labels)
+                for gold, labels, sup, c in scored]
+            key = (float(np.mean(f1)), -abs(te - 0.5) - abs(tc - 0.5), float(te), float(tc))
+            if best is None or key[:2] > best[:2]:
+                best = key
+    assert best is not None
+    return {"support": best[2], "contradiction": best[3],
+            "train_mean_macro_f1": round(100 * best[0], 2)}
+
+
+def training_rows(verifier: Verifier, cache: Path | None
+                  ) -> tuple[dict[str, list[dict]], list[Example]]:
+    """The rows the shipped classifiers were fitted on (``models/recipes/train_meta.py``'s
+    recipe: its row limit, its pipeline rows), by set, and their examples."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models" / "recipes"))
+    try:
+        import train_meta  # a script folder, not a package
+    finally:
+        sys.path.pop(0)
+    rows, examples = train_meta.training_rows(verifier, limit=train_meta.RECIPE["limit"],
+                                              cache=cache)
+    by_set: dict[str, list[dict]] = {}
+    for r in rows:
+        by_set.setdefault(r["dataset"], []).append(r)
+    return by_set, examples
+
+
 def confidences(p: np.ndarray, three_class: bool) -> tuple[np.ndarray, np.ndarray]:
     """Most probable label and its probability under the set's scheme (``p`` in STATUSES
     order): what calibration is measured on. Decisions (macro-F1) use each classifier's own
@@ -115,6 +223,25 @@ def confidences(p: np.ndarray, three_class: bool) -> tuple[np.ndarray, np.ndarra
         return np.asarray(STATUSES, dtype=object)[k], p[np.arange(len(p)), k]
     s = p[:, 2]
     return np.where(s >= 0.5, "Supported", "Not_Supported").astype(object), np.maximum(s, 1 - s)
+
+
+def decided_confidences(p: np.ndarray, decided: np.ndarray, three_class: bool
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """The decided status (``decided``: ``StatusClassifier.predict``'s, at its learned cut)
+    under the set's scheme and the probability the classifier gives it (``p`` in STATUSES
+    order; a 2-class set's Not_Supported: 1 - p(Supported)).
+
+    Example:
+        >>> p = np.array([[0.3, 0.25, 0.45]])
+        >>> decided_confidences(p, np.array(["Supported"], dtype=object), False)[1].tolist()
+        [0.45]
+    """
+    decided = np.asarray(decided, dtype=object)
+    if three_class:
+        k = np.array([STATUSES.index(d) for d in decided], dtype=int)
+        return decided, p[np.arange(len(p)), k]
+    sup = decided == "Supported"
+    return collapse(decided, False), np.where(sup, p[:, 2], 1 - p[:, 2])
 
 
 def ece(conf: np.ndarray, correct: np.ndarray, bins: int = 10) -> float:
@@ -233,8 +360,9 @@ def supported_auroc(rows: list[dict], p_supported: np.ndarray) -> dict[str, floa
     """
     if len(p_supported) != len(rows):
         raise ValueError(f"p_supported has {len(p_supported)} items but rows has {len(rows)}")
-    out = {"ensemble": ranking_auroc(rows, p_supported),
-           "nli": ranking_auroc(rows, nli_margin(rows))}
+    nli = nli_margin(rows)  # both ranked on the rows that have NLI features
+    ens = np.where(np.isnan(nli), np.nan, np.asarray(p_supported, dtype=np.float64))
+    out = {"ensemble": ranking_auroc(rows, ens), "nli": ranking_auroc(rows, nli)}
     return {k: None if v is None else round(v, 4) for k, v in out.items()}
 
 
@@ -297,27 +425,51 @@ def main() -> None:
     ap.add_argument("--latency-runs", type=int, default=20)
     ap.add_argument("--bootstrap", type=int, default=1000,
                     help="paired bootstrap resamples for the ensemble - NLI margin's interval")
+    ap.add_argument("--nli-cuts", choices=("train", "default"), default="train",
+                    help="the NLI row's cuts: learnt on the classifiers' training rows "
+                    "(default; their features are computed, or read from --cache), or the "
+                    "rule's 0.5 defaults (no training row read; then seen eval rows are kept)")
     args = ap.parse_args()
     logging.basicConfig(level=logging.WARNING)
     verifier = Verifier(meta=None, alignment_classifier=None)
     models = {name: StatusClassifier.load(embedded_meta_path(name)) for name in MODELS}
+    cuts: dict[str, float] = {"support": verifier.support_threshold,
+                              "contradiction": verifier.contradiction_threshold}
+    train_examples: list[Example] = []
+    if args.nli_cuts == "train":
+        train_sets, train_examples = training_rows(verifier, args.cache)
+        cuts = tune_nli_cuts(train_sets)
+    nli_verifier = Verifier(meta=None, alignment_classifier=None,
+                            support_threshold=cuts["support"],
+                            contradiction_threshold=cuts["contradiction"])
+    print(f"NLI alone: Supported when entailment >= {cuts['support']:.2f} (and >= "
+          f"contradiction), Contradictory when contradiction >= {cuts['contradiction']:.2f}"
+          + (f" (learnt on the classifiers' {len(train_examples)} training rows: mean "
+             f"macro-F1 {cuts['train_mean_macro_f1']:.1f} there)" if train_examples else
+             " (the defaults)"), flush=True)
     table, pooled_conf, pooled_ok, curves = {}, [], [], {}
+    pooled_decided: list[tuple[np.ndarray, np.ndarray]] = []
     timing_pool = []
     margin_pairs = {}
     for name in META_SETS:
         ex = sample_examples(name, "eval", args.limit or None)
         timing_pool += ex[:16]
+        seen = seen_in_training(ex, train_examples)
         cache = args.cache / "eval.jsonl" if args.cache else None
         rows = collect_features(verifier, ex, cache=cache)
+        rows = [r for r, s in zip(rows, seen, strict=True) if not s]
         gold, three = gold_statuses(rows)
         res: dict[str, Any] = {"n": len(rows),
-                               "scheme": "3-class" if three else "supported vs rest"}
-        preds = {"nli": collapse(nli_rule(rows, verifier), three)}
-        probas = {}
+                               "scheme": "3-class" if three else "supported vs rest",
+                               "left_out_seen_in_training": int(seen.sum())}
+        preds = {"nli": collapse(nli_rule(rows, nli_verifier), three),
+                 "nli_default": collapse(nli_rule(rows, verifier), three)}
+        probas, decided = {}, {}
         for mname, model in models.items():
             probas[mname] = model_proba(model, rows)
-            decided = model.predict(feature_array(rows, list(model.feature_names_in_)))
-            preds[mname] = collapse(decided.astype(object), three)
+            decided[mname] = model.predict(
+                feature_array(rows, list(model.feature_names_in_))).astype(object)
+            preds[mname] = collapse(decided[mname], three)
         margin_pairs[name] = (gold, preds["ensemble"], preds["nli"])
         for key, pred in preds.items():
             labels = sorted(set(gold.tolist()))
@@ -328,24 +480,36 @@ def main() -> None:
         ok = (pred == gold).astype(float)
         res["ensemble"]["ece"] = round(ece(conf, ok), 4)
         res["ensemble"]["ece_noise_95"] = round(ece_noise_floor(conf), 4)
+        dpred, dconf = decided_confidences(probas["ensemble"], decided["ensemble"], three)
+        dok = (dpred == gold).astype(float)
+        res["ensemble"]["ece_decided"] = round(ece(dconf, dok), 4)
+        res["ensemble"]["ece_decided_noise_95"] = round(ece_noise_floor(dconf), 4)
+        pooled_decided.append((dconf, dok))
         res["auroc_supported"] = supported_auroc(rows, probas["ensemble"][:, 2])
         pooled_conf.append(conf)
         pooled_ok.append(ok)
         curves[name] = (conf, ok)
         table[name] = res
-        print(f"{name:10s} n={len(rows):4d} ({res['scheme']}): "
-              + "  ".join(f"{k} F1 {res[k]['macro_f1']:5.1f} BAcc {res[k]['bacc']:5.1f}"
-                          for k in ("nli", "nli_only", "alignment", "ensemble"))
+        print(f"{name:10s} n={len(rows):4d} ({res['scheme']}"
+              + (f"; {int(seen.sum())} seen in training left out" if seen.any() else "")
+              + "): " + "  ".join(f"{k} F1 {res[k]['macro_f1']:5.1f} BAcc "
+                                  f"{res[k]['bacc']:5.1f}" for k in ROWS)
               + f"  ECE {res['ensemble']['ece']:.3f} (calibrated: <= "
-              f"{res['ensemble']['ece_noise_95']:.3f})", flush=True)
-    keys = [*ROWS, "with_uncertainty"]
+              f"{res['ensemble']['ece_noise_95']:.3f}), of the decided status "
+              f"{res['ensemble']['ece_decided']:.3f} (<= "
+              f"{res['ensemble']['ece_decided_noise_95']:.3f})", flush=True)
+    keys = [*ROWS, "nli_default", "with_uncertainty"]
     mean = {k: round(float(np.mean([table[s][k]["macro_f1"] for s in table])), 2) for k in keys}
     mean_bacc = {k: round(float(np.mean([table[s][k]["bacc"] for s in table])), 2)
                  for k in keys}
     conf, ok = np.concatenate(pooled_conf), np.concatenate(pooled_ok)
     pooled_ece = round(ece(conf, ok), 4)
-    print("\nmean macro-F1: " + ", ".join(f"{k} {mean[k]:.1f}" for k in ROWS))
-    print("mean BAcc:     " + ", ".join(f"{k} {mean_bacc[k]:.1f}" for k in ROWS))
+    pooled_ece_decided = round(ece(np.concatenate([c for c, _ in pooled_decided]),
+                                   np.concatenate([o for _, o in pooled_decided])), 4)
+    print("\nmean macro-F1: " + ", ".join(f"{k} {mean[k]:.1f}" for k in ROWS)
+          + f" (NLI alone at the 0.5 defaults: {mean['nli_default']:.1f})")
+    print("mean BAcc:     " + ", ".join(f"{k} {mean_bacc[k]:.1f}" for k in ROWS)
+          + f" (NLI alone at the 0.5 defaults: {mean_bacc['nli_default']:.1f})")
     print("\nablation (macro-F1 per set; mean; change against the ensemble):")
     for name, key in ABLATIONS.items():
         print(f"  ensemble {name:18s} "
@@ -355,19 +519,22 @@ def main() -> None:
     print(f"ensemble - NLI alone: {mean['ensemble'] - mean['nli']:+.1f} macro-F1 points "
           f"(95 % paired bootstrap interval {margin['low']:+.1f} to {margin['high']:+.1f} "
           f"over {margin['resamples']} resamples; vs calibrated NLI: "
-          f"{mean['ensemble'] - mean['nli_only']:+.1f})")
+          f"{mean['ensemble'] - mean['nli_only']:+.1f}; vs NLI alone at the 0.5 defaults: "
+          f"{mean['ensemble'] - mean['nli_default']:+.1f})")
     ranked = {s: t["auroc_supported"] for s, t in table.items()
               if t["auroc_supported"]["ensemble"] is not None}
     print("ranking of Supported claims (AUROC), ensemble vs NLI entailment - contradiction: "
           + ", ".join(f"{s} {a['ensemble']:.3f} vs {a['nli']:.3f}" for s, a in ranked.items())
           + f"; mean {np.mean([a['ensemble'] for a in ranked.values()]):.3f} vs "
           f"{np.mean([a['nli'] for a in ranked.values()]):.3f}")
-    over = [s for s, t in table.items() if t["ensemble"]["ece"] > 0.05]
-    print(f"ECE of the final status probability: pooled {pooled_ece:.3f}, max per set "
-          f"{max(t['ensemble']['ece'] for t in table.values()):.3f}; sets over 0.05: "
-          + (", ".join(f"{s} {table[s]['ensemble']['ece']:.3f} (perfectly calibrated "
-                       f"probabilities: <= {table[s]['ensemble']['ece_noise_95']:.3f} in 95 % "
-                       "of samples this size)" for s in over) or "none"))
+    for key, what, pooled in (("ece", "the most probable status", pooled_ece),
+                              ("ece_decided", "the decided status", pooled_ece_decided)):
+        over = [s for s, t in table.items() if t["ensemble"][key] > 0.05]
+        print(f"ECE of {what}'s probability: pooled {pooled:.3f}, max per set "
+              f"{max(t['ensemble'][key] for t in table.values()):.3f}; sets over 0.05: "
+              + (", ".join(f"{s} {table[s]['ensemble'][key]:.3f} (perfectly calibrated "
+                           f"probabilities: <= {table[s]['ensemble'][key + '_noise_95']:.3f} "
+                           "in 95 % of samples this size)" for s in over) or "none"))
     times = time_parallel(verifier, timing_pool[: args.timing_rows], repeats=2)
     print(f"detectors on {min(len(timing_pool), args.timing_rows)} pairs: threads "
           f"{times['threads']}s, alignment in a worker process {times['processes']}s, one "
@@ -380,9 +547,13 @@ def main() -> None:
           f"threads: {latency['threads_median_ms']:.0f} ms); median per stage: "
           + ", ".join(f"{k} {v:.0f} ms" for k, v in latency["stages_ms"].items()))
     _plot(curves, (conf, ok), args.plot)
-    write_result("verifier", {"limit": args.limit, "sets": table, "mean_macro_f1": mean,
+    write_result("verifier", {"limit": args.limit, "nli_cuts": cuts,
+                              "sets": table, "mean_macro_f1": mean,
                               "mean_bacc": mean_bacc, "pooled_ece": pooled_ece,
+                              "pooled_ece_decided": pooled_ece_decided,
                               "ensemble_minus_nli": round(mean["ensemble"] - mean["nli"], 2),
+                              "ensemble_minus_nli_default": round(
+                                  mean["ensemble"] - mean["nli_default"], 2),
                               "ensemble_minus_nli_bootstrap": margin,
                               "detector_seconds": times, "verify_latency": latency,
                               "reliability_png": str(args.plot.name)})

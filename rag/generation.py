@@ -15,6 +15,7 @@ import math
 import numbers
 import os
 import re
+import struct
 import threading
 import time
 import weakref
@@ -129,6 +130,9 @@ class _LoadedLM:
 
 
 _LOAD_LOCK = threading.Lock()
+#: Sampling draws from torch's one process-wide random state: a seeded call that ran beside
+#: another sampling call got other samples than alone (they seeded and drew in turns).
+_SAMPLING_LOCK = threading.Lock()
 _LOADED: weakref.WeakValueDictionary[tuple[Any, ...], _LoadedLM] = weakref.WeakValueDictionary()
 
 
@@ -143,8 +147,11 @@ def _load_causal_lm(path: str, gguf: str | None, trust_remote_code: bool, device
         with MODEL_LOAD_LOCK, _one_gguf_parse() if gguf else contextlib.nullcontext():
             tok = AutoTokenizer.from_pretrained(path, **kwargs)
             model = AutoModelForCausalLM.from_pretrained(path, **kwargs)
-    except (OSError, ValueError) as exc:
-        raise ModelLoadError(f"could not load generator {path!r}: {exc}") from exc
+    except (OSError, ValueError, struct.error, EOFError, KeyError) as exc:
+        # struct.error, EOFError: a GGUF file cut short (an interrupted download)
+        where = f"{path!r}" + (f" (gguf_file={gguf!r}: truncated or corrupt?)" if gguf else "")
+        raise ModelLoadError(f"could not load generator {where}: "
+                             f"{type(exc).__name__}: {exc}") from exc
     return _LoadedLM(tok, model.to(device).eval())
 
 
@@ -244,6 +251,8 @@ class HFGenerator:
         temperature: 0 is greedy; > 0 samples.
         top_p: Nucleus sampling mass when sampling.
         seed: Seed for sampling (``None``: not seeded); an int from -2**63 to 2**64 - 1.
+            Sampling calls of one process take turns (torch has one random state), so a
+            seeded call gives the same samples whatever other threads generate.
         system_prompt: Optional system message for chat models.
         use_chat_template: Wrap the prompt in the tokenizer's chat template when it has one.
         trust_remote_code: Allow model-repository code (off by default).
@@ -283,6 +292,9 @@ class HFGenerator:
                              f"got {seed!r}")
         if not _finite_number(top_p) or not 0 < top_p <= 1:
             raise ValueError(f"top_p must be a number in (0, 1], got {top_p!r}")
+        if gguf_file is not None and model_name_or_path is None:  # the embedded model ran
+            raise ValueError(f"gguf_file={gguf_file!r} needs model_name_or_path (the folder or "
+                             f"HF id holding it), got None")
         self.model_name_or_path = model_name_or_path
         self.gguf_file = gguf_file
         self.device = device
@@ -440,7 +452,8 @@ class HFGenerator:
         # A seeded call leaves the caller's random state untouched.
         dev = torch.device(self._device)
         fork_devices = [dev.index or 0] if dev.type == "cuda" else []
-        with torch.random.fork_rng(devices=fork_devices, enabled=self.seed is not None), \
+        with _SAMPLING_LOCK if sample else contextlib.nullcontext(), \
+                torch.random.fork_rng(devices=fork_devices, enabled=self.seed is not None), \
                 torch.inference_mode():
             if self.seed is not None:
                 torch.manual_seed(self.seed)
@@ -811,6 +824,8 @@ _PASSAGE_TAG = re.compile(r"^\[\d+\] \(.*?\)(?= )", re.M)
 
 #: How a complete sentence ends: a full stop, a question or exclamation mark (closing quotes
 #: and brackets, and citation markers, may follow).
+#: A "sentence" that is only a list item's marker ("2."): it ends no sentence.
+_MARKER_ONLY = re.compile(r"(?:\d{1,3}|[A-Za-z])[.)]")
 _SENTENCE_DONE = re.compile(r"[.!?。！？…][\"'”’)\]]*(?:\s*\[\d+(?:\s*,\s*\d+)*\])*[.!?]?$")
 
 
@@ -824,11 +839,14 @@ def unfinished_cut(text: str) -> int | None:
         22
         >>> unfinished_cut("The wall fell in 1989 [1].") is None
         True
+        >>> unfinished_cut("1. The wall fell in 1989. 2. It was dismantled in 198")
+        25
     """
     spans = trimmed_sentence_spans(text)
     if not spans or _SENTENCE_DONE.search(text[slice(*spans[-1])]):
         return None
-    done = [b for a, b in spans[:-1] if _SENTENCE_DONE.search(text[a:b])]
+    done = [b for a, b in spans[:-1]
+            if _SENTENCE_DONE.search(text[a:b]) and not _MARKER_ONLY.fullmatch(text[a:b])]
     return done[-1] if done else None
 
 

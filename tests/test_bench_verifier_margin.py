@@ -180,3 +180,87 @@ def test_changed_rows_counts_moved_features_and_their_largest_change(tmp_path) -
     assert features["a"] == {"cos": 2, "n": 1}
     assert largest == pytest.approx({"cos": 0.003})  # "n" only appeared: no change to measure
     assert alone == 2  # ("b", "5") and ("c", "6")
+
+
+def _nli_rows(seed: int, n: int, three: bool) -> list[dict]:
+    rng = np.random.default_rng(seed)
+    statuses = ["Supported", "Contradictory"] + (["Insufficient_Info"] if three else [])
+    rows = []
+    for i in range(n):
+        s = statuses[i % len(statuses)]
+        e, c = rng.uniform(0, 0.6, 2)
+        e += 0.4 * (s == "Supported")
+        c += 0.3 * (s == "Contradictory")
+        rows.append({"status": s, "features": {"nli.entailment": float(e),
+                                               "nli.neutral": float(max(0.0, 1 - e - c)),
+                                               "nli.contradiction": float(c)}})
+    return rows
+
+
+def test_nli_cuts_are_the_best_pair_of_the_verifiers_own_rule() -> None:
+    """The NLI row was decided at the 0.5 defaults while the ensemble's cut was learnt on
+    the train splits: its cuts are now learnt as the ensemble's is, by the same criterion,
+    and they decide as Verifier(meta=None, ...) with them does."""
+    from bench_verifier import collapse, nli_rule, tune_nli_cuts
+
+    from verifier.verify import Verifier
+
+    sets = {"two": _nli_rows(0, 120, False), "three": _nli_rows(1, 150, True)}
+    grid = np.round(np.arange(0.1, 0.91, 0.1), 2)
+    cuts = tune_nli_cuts(sets, grid)
+
+    def score(te: float, tc: float) -> float:
+        v = Verifier(meta=None, alignment_classifier=None, support_threshold=te,
+                     contradiction_threshold=tc)
+        out = []
+        for rows in sets.values():
+            gold, three = gold_statuses(rows)
+            pred = collapse(nli_rule(rows, v), three)
+            out.append(f1_score(gold, pred, labels=sorted(set(gold.tolist())),
+                                average="macro", zero_division=0))
+        return 100 * float(np.mean(out))
+
+    best = max(score(te, tc) for te in grid for tc in grid)
+    assert cuts["train_mean_macro_f1"] == pytest.approx(best, abs=0.01)
+    assert score(cuts["support"], cuts["contradiction"]) == pytest.approx(best, abs=1e-9)
+    assert best > score(0.5, 0.5)
+    with pytest.raises(ValueError, match="no set has rows of two statuses"):
+        tune_nli_cuts({"one": [r for r in sets["two"] if r["status"] == "Supported"]})
+
+
+def test_decided_status_ece_reads_the_status_the_verifier_gives() -> None:
+    """The reported ECE took the most probable label at 0.5 while the verifier decides at
+    its learned cut: the decided status's probability is measured too."""
+    from bench_verifier import confidences, decided_confidences
+
+    p = np.array([[0.30, 0.25, 0.45], [0.10, 0.10, 0.80], [0.50, 0.20, 0.30]])
+    decided = np.array(["Supported", "Supported", "Contradictory"], dtype=object)
+    pred, conf = decided_confidences(p, decided, False)
+    assert pred.tolist() == ["Supported", "Supported", "Not_Supported"]
+    assert conf.tolist() == pytest.approx([0.45, 0.80, 0.70])
+    top, top_conf = confidences(p, False)  # the first row's most probable: not supported
+    assert top[0] == "Not_Supported" and top_conf[0] == pytest.approx(0.55)
+    pred3, conf3 = decided_confidences(p, decided, True)
+    assert pred3.tolist() == decided.tolist() and conf3.tolist() == pytest.approx(
+        [0.45, 0.80, 0.50])  # STATUSES order: Contradictory first
+
+
+def test_eval_rows_a_training_row_repeats_are_found() -> None:
+    """194 FEVER eval rows are FEVER-Symmetric train rows (the same claim and evidence
+    sentence), on which the classifiers were fitted."""
+    from bench_verifier import seen_in_training
+
+    from verifier.datasets import Example
+
+    train = [Example("t", "Savages was exclusively a German film .",
+                     "Savages is a 2012 American crime thriller film .", "REFUTES",
+                     "fever-sym", "train")]
+    evals = [Example("4", "Savages was exclusively a German film.",
+                     "It rained . Savages is a 2012 American crime thriller film .", "REFUTES",
+                     "fever", "eval"),
+             Example("5", "Savages was exclusively a German film.", "It rained .", "REFUTES",
+                     "fever", "eval"),
+             Example("6", "Savages is a film.", "Savages is a 2012 American crime thriller "
+                     "film .", "SUPPORTS", "fever", "eval")]
+    assert seen_in_training(evals, train).tolist() == [True, False, False]
+    assert seen_in_training(evals, []).tolist() == [False, False, False]

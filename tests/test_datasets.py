@@ -456,3 +456,36 @@ def test_averitec_a_yes_no_answer_keeps_its_explanation() -> None:
     ex = _averitec_example(row, 0)
     assert ex.evidence == ("Has Syria complied? No. Chemical weapons remain in its arsenal.",
                            "Has Syria complied? In 2013 it joined the convention.")
+
+
+def test_a_missing_data_folder_says_where_it_was_looked_for(tmp_path, monkeypatch, capsys
+                                                           ) -> None:
+    # from an installed wheel ../shared/data is inside the venv: the error was a bare
+    # "[Errno 2] No such file or directory" that never named NLI_VERIFIER_DATA
+    monkeypatch.setenv("NLI_VERIFIER_DATA", str(tmp_path / "none"))
+    want = (f"preset 'frank': data file '{tmp_path / 'none'}/frank/"
+            "frank_doc_summary_label.jsonl' not found (data folder: $NLI_VERIFIER_DATA=")
+    with pytest.raises(FileNotFoundError, match=re.escape(want)):
+        load_preset("frank")
+    for preset in ("frank", "fever"):  # the CLI reads frank's files as given, fever's loaded
+        assert main(["eval", "--preset", preset, "--output-dir", str(tmp_path / preset)]) == 2
+        err = capsys.readouterr().err
+        assert f"preset '{preset}': data file " in err
+        assert "set NLI_VERIFIER_DATA to the folder holding the shared data" in err
+
+
+def test_scifact_claims_written_as_escaped_csv_fields_are_read_as_text(tmp_path) -> None:
+    # the file is read unquoted: '"Mouse models ... ""artificial spermatids."""' kept its
+    # escaping (two train claims of the shared data)
+    folder = tmp_path / "scifact"
+    folder.mkdir()
+    head = "index\tsentence1\tsentence2\tentailment\n"
+    (folder / "train.tsv").write_text(
+        head + '311\tSpermatid-like cells were made.\t"Mouse models can be generated using '
+        '""artificial spermatids."""\tentailment\n'
+        + '312\tHe said "no" twice.\tHe said "no".\tnot_entailment\n')
+    (folder / "dev.tsv").write_text(head)
+    ex = load_preset("scifact", root=tmp_path)
+    assert [e.claim for e in ex] == ['Mouse models can be generated using "artificial '
+                                     'spermatids."', 'He said "no".']
+    assert ex[1].evidence == 'He said "no" twice.'

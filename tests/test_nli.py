@@ -441,6 +441,33 @@ def test_mps_device_without_mps_is_a_clear_error(monkeypatch) -> None:
     assert resolve_device("mps") == "mps"
 
 
+def test_devices_this_torch_cannot_run_on_are_clear_errors(monkeypatch) -> None:
+    # 'meta' passed and failed at predict ("Tensor.item() cannot be called on meta tensors"),
+    # 'xpu' at load ("AssertionError: Torch not compiled with XPU enabled")
+    import torch
+
+    from verifier.embedded import resolve_device
+
+    with pytest.raises(ValueError, match=r"device 'meta' holds no data \(shapes only\)"):
+        resolve_device("meta")
+    monkeypatch.setattr(torch.xpu, "is_available", lambda: False)
+    with pytest.raises(ValueError, match="device 'xpu:0' asked for, but this torch sees no "
+                                         "xpu device"):
+        resolve_device("xpu:0")
+    with pytest.raises(ValueError, match="sees no xpu device"):
+        NLIDetector(device="xpu").warm_up()
+    monkeypatch.setattr(torch.xpu, "is_available", lambda: True)
+    assert resolve_device("xpu") == "xpu"
+
+
+def test_nli_refuses_an_empty_model_name() -> None:
+    # '' loaded the embedded model: NLIDetector(os.environ.get("NLI_MODEL", ""))
+    for name in ("", "  "):
+        with pytest.raises(ValueError, match=f"model_name_or_path must name a model \\(None: "
+                                             f"the embedded one\\), got '{name}'"):
+            NLIDetector(name)
+
+
 @pytest.mark.parametrize(("id2label", "match"), [
     # 0.9 was read as 0, and "0" next to 0 dropped one of the two names, silently
     ({0.9: "entailment", 1.2: "neutral", 2.5: "contradiction"},

@@ -474,3 +474,176 @@ def test_compare_calibration_scores_a_set_as_the_benchmark() -> None:
     assert got["gap"] == pytest.approx((0.8 + 0.6 + 0.6 + 0.9) / 4 - 0.5, abs=1e-4)
     assert cc.score_set(cc.with_calibration(model, lambda raw, Xm: s, 0.35), rows)[
         "macro_f1"] > got["macro_f1"]
+
+
+def _permuted_copy(base: Path, out: Path, id2label: dict[int, str]) -> Path:
+    """``base`` saved with its head's rows in ``id2label``'s order: the same model."""
+    import shutil
+
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    model = AutoModelForSequenceClassification.from_pretrained(base)
+    old = {name: i for i, name in model.config.id2label.items()}
+    order = [old[id2label[i]] for i in range(len(id2label))]
+    with torch.no_grad():
+        model.classifier.weight.copy_(model.classifier.weight[order].clone())
+        model.classifier.bias.copy_(model.classifier.bias[order].clone())
+    model.config.id2label = dict(id2label)
+    model.config.label2id = {v: k for k, v in id2label.items()}
+    model.save_pretrained(out)
+    for f in base.iterdir():  # the tokenizer
+        if not (out / f.name).exists():
+            shutil.copy(f, out / f.name)
+    return out
+
+
+def test_train_nli_reads_a_checkpoints_label_order(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its columns were taken as entailment, neutral, contradiction whatever the model's
+    id2label said: accuracies, teacher logits and a fine-tuned head came out wrong."""
+    from safetensors.torch import load_file
+
+    std = make_tiny_classifier(tmp_path / "std", {0: "entailment", 1: "neutral",
+                                                  2: "contradiction"})
+    perm = _permuted_copy(std, tmp_path / "perm", {0: "contradiction", 1: "entailment",
+                                                   2: "neutral"})
+    rows = [("the dog is in the city", "a dog is in a city", "entailment"),
+            ("the cat was born in paris", "the cat was born in london", "contradiction"),
+            ("the man has a red car", "the man is old", "neutral")] * 3
+    data = tmp_path / "eval_x.jsonl"
+    data.write_text("".join(json.dumps({"premise": p, "hypothesis": h, "label": lab}) + "\n"
+                            for p, h, lab in rows))
+    tn = _recipe("train_nli")
+
+    def run(*argv: str) -> None:
+        monkeypatch.setattr(sys, "argv", ["train_nli.py", *argv, "--device", "cpu"])
+        tn.main()
+
+    logits = {}
+    for name, model in (("std", std), ("perm", perm)):
+        run("logits", "--base", str(model), "--train", str(data),
+            "--logits-out", str(tmp_path / f"{name}.npy"))
+        logits[name] = np.load(tmp_path / f"{name}.npy")
+    np.testing.assert_allclose(logits["perm"], logits["std"], atol=1e-5)
+    for model in (std, perm):
+        run("eval", "--base", str(model), "--eval", str(data))
+    # the fine-tuned head keeps its classes (lr too small to move it)
+    for name, model in (("std", std), ("perm", perm)):
+        run("train", "--base", str(model), "--train", str(data), "--out",
+            str(tmp_path / f"out_{name}"), "--epochs", "1", "--lr", "1e-12", "--batch-size",
+            "4", "--save-dtype", "float32", "--log-every", "1000")
+    a, b = (load_file(tmp_path / f"out_{n}" / "model.safetensors") for n in ("std", "perm"))
+    np.testing.assert_allclose(b["classifier.weight"].numpy(), a["classifier.weight"].numpy(),
+                               atol=1e-6)
+
+
+def test_train_nli_scores_a_file_without_neutral_rows_as_two_classes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the recipe's deciding file, dev2_fever_sym.jsonl, was scored by the 3-class argmax:
+    # a "neutral" argmax counted as wrong on data that has no neutral class
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    base = make_tiny_classifier(tmp_path / "m", {0: "entailment", 1: "neutral",
+                                                 2: "contradiction"})
+    model = AutoModelForSequenceClassification.from_pretrained(base)
+    with torch.no_grad():  # always 0.45 / 0.50 / 0.05: neutral first, entailment second
+        model.classifier.weight.zero_()
+        model.classifier.bias.copy_(torch.log(torch.tensor([0.45, 0.50, 0.05])))
+    model.save_pretrained(base)
+    data = tmp_path / "dev2_x.jsonl"
+    data.write_text(json.dumps({"premise": "a dog", "hypothesis": "a dog",
+                                "label": "entailment"}) + "\n")
+    monkeypatch.setattr(sys, "argv", ["train_nli.py", "eval", "--base", str(base), "--eval",
+                                      str(data), "--device", "cpu"])
+    _recipe("train_nli").main()
+    assert json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == {"dev2_x": 1.0}
+
+
+@pytest.mark.parametrize(("recipe", "argv", "message"), [
+    ("train_nli", ["train", "--temperature", "0"], "--temperature: must be a number > 0"),
+    ("train_nli", ["train", "--alpha", "1.5"], "--alpha: must be a number in [0, 1]"),
+    ("train_nli", ["train", "--batch-size", "0"], "--batch-size: must be a whole number >= 1"),
+    ("train_nli", ["train", "--limit", "-3"], "--limit: must be a whole number >= 0"),
+    ("prepare_nli_data", ["--out", "x", "--replay", "-1"],
+     "--replay: must be a whole number >= 0"),
+    ("train_meta", ["--cv", "1"], "--cv: must be a whole number >= 2"),
+    ("train_meta", ["--C", "0"], "--C: must be a number > 0"),
+    ("train_meta", ["--pipeline-claims", "-1"], "--pipeline-claims: must be a whole number >= 0"),
+])
+def test_recipes_refuse_option_values_before_any_work(
+        recipe: str, argv: list[str], message: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A negative count sliced from the end or meant "all", --temperature 0 saved a NaN
+    model, train_meta's --cv 1 failed after the features were collected."""
+    base = ["--base", "b", "--train", "t.jsonl", "--out", "o"] if recipe == "train_nli" else []
+    monkeypatch.setattr(sys, "argv", [f"{recipe}.py", *argv, *base])
+    with pytest.raises(SystemExit) as info:
+        _recipe(recipe).main()
+    assert info.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_train_meta_leaves_its_folder_as_it_was_when_a_fit_fails(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """It wrote each classifier as it was fitted: a failure (or Ctrl-C) left new ones beside
+    old ones and an old training log."""
+    tm = _recipe("train_meta")
+    rng = np.random.default_rng(0)
+    names = tm.all_features()
+    rows = []
+    for i in range(240):
+        status = ("Supported", "Contradictory", "Insufficient_Info")[i % 3]
+        feats = {f: float(rng.uniform()) for f in names}
+        feats["nli.entailment"] = float(rng.uniform(0.5 * (status == "Supported"), 1))
+        rows.append({"features": feats, "status": status,
+                     "dataset": ("fever", "healthver", "scifact")[i // 80]})
+    monkeypatch.setattr(tm, "Verifier", lambda **kw: None)
+    monkeypatch.setattr(tm, "training_rows", lambda *a, **kw: (rows, list(range(len(rows)))))
+    monkeypatch.setattr(tm, "row_labels", lambda rows, ex: (
+        np.array([r["status"] for r in rows], dtype=object),
+        np.array([r["dataset"] for r in rows], dtype=object), np.arange(len(rows)) % 2))
+    out = tmp_path / "meta"
+    out.mkdir()
+    for f in ("ensemble.json", "alignment.json", "nli_only.json", "with_uncertainty.json",
+              "training_log.json"):
+        (out / f).write_text("old\n")
+    argv = ["train_meta.py", "--out", str(out), "--cv", "2", "--support-estimator",
+            "logistic", "--refute-estimator", "logistic"]
+    monkeypatch.setattr(sys, "argv", argv)
+    fit = tm.StatusClassifier.fit
+    calls = []
+
+    def fails_third(self, *a, **kw):
+        calls.append(1)
+        if len(calls) == 3:
+            raise RuntimeError("stopped")
+        return fit(self, *a, **kw)
+
+    monkeypatch.setattr(tm.StatusClassifier, "fit", fails_third)
+    with pytest.raises(RuntimeError, match="stopped"):
+        tm.main()
+    assert {f.name: f.read_text() for f in out.iterdir()} == dict.fromkeys(
+        ["ensemble.json", "alignment.json", "nli_only.json", "with_uncertainty.json",
+         "training_log.json"], "old\n")
+    monkeypatch.setattr(tm.StatusClassifier, "fit", fit)
+    tm.main()
+    assert sorted(f.name for f in out.iterdir()) == [
+        "alignment.json", "ensemble.json", "nli_only.json", "training_log.json",
+        "with_uncertainty.json"]
+    assert json.loads((out / "training_log.json").read_text())["rows"] == 240
+    assert tm.StatusClassifier.load(out / "ensemble.json").support_threshold_ > 0
+
+
+def test_train_meta_refuses_a_drop_that_empties_a_classifier(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # it failed at that classifier ("Found array with 0 feature(s)"), after the features
+    # were collected and the classifiers before it written
+    tm = _recipe("train_meta")
+    monkeypatch.setattr(tm, "training_rows", lambda *a, **kw: pytest.fail("features read"))
+    monkeypatch.setattr(sys, "argv", ["train_meta.py", "--drop", *tm.GROUPS["nli_only"]])
+    with pytest.raises(SystemExit) as info:
+        tm.main()
+    assert info.value.code == 2
+    assert "--drop leaves no feature for ['nli_only']" in capsys.readouterr().err

@@ -149,6 +149,14 @@ def test_uncertainty_teacher_forces_the_draft_once_and_reads_each_claim_in_conte
     assert calls == [draft]  # once, the draft as written
     assert [x["unc.tokens"] for x in f] == [3.0, 3.0]
     assert f[1]["unc.min_logprob"] == -6.0 and f[1]["unc.mean_surprisal"] == 5.0
+    # log-probs it cannot place in the draft (tokens that do not join to its text, as a
+    # server's split characters give): each claim's rewording was scored alone instead
+    calls.clear()
+    unplaced = Generation(draft, ("Paris", "is"), (-1.0, -2.0))
+    assert unplaced.token_offsets is None
+    g = det.features(unplaced, [Claim("Paris is big.", (0, 13)),
+                                Claim("Paris has museums.", (14, 29))], prompt="q")
+    assert calls == [draft] and g == f
 
 
 def test_uncertainty_names_nli_probs_of_the_wrong_shape() -> None:
@@ -175,6 +183,14 @@ def test_uncertainty_refuses_self_consistency_from_a_greedy_generator() -> None:
                                              r"temperature=0"):
             UncertaintyDetector(gen, NLI(), samples=3)
     assert UncertaintyDetector(HFGenerator(temperature=0.7), NLI(), samples=3).samples == 3
+    # a StaticGenerator returns its one draft as every "sample" (it has no temperature):
+    # self-consistency was 1.0 for any claim, a false one too
+    from rag.generation import StaticGenerator
+
+    with pytest.raises(ValueError, match=r"self-consistency \(samples=3\) needs a generator "
+                                         r"that samples, got StaticGenerator"):
+        UncertaintyDetector(StaticGenerator("Paris is in Spain."), NLI(), samples=3)
+    assert UncertaintyDetector(StaticGenerator("x."), NLI(), samples=0).samples == 0
     assert UncertaintyDetector(HFGenerator(), NLI(), samples=0).samples == 0
 
 
@@ -257,3 +273,23 @@ def test_uncertainty_self_consistency_without_a_prompt_warns_once(
             f = det.features(Generation("Paris is big."), claim)
             assert math.isnan(f[0]["unc.self_consistency"])
     assert caplog.text.count("self-consistency (samples=2) needs the prompt") == 1
+
+
+def test_claim_token_logprobs_leave_out_the_line_break_before_a_claim() -> None:
+    # "\n\nRome is old.": the newline token before an ASCII word holds none of its bytes,
+    # but was read as the claim's first token (5 tokens for its 4)
+    from verifier.uncertainty import claim_token_logprobs
+
+    text = "Paris is big.\n\nRome is old."
+    toks = ["Paris", " is", " big", ".", "\n", "\n", "Rome", " is", " old", "."]
+    offsets, pos = [], 0
+    for t in toks:
+        offsets.append((pos, pos + len(t)))
+        pos += len(t)
+    lps = [-0.1 * (i + 1) for i in range(len(toks))]
+    g = Generation(text, tuple(toks), tuple(lps), tuple(offsets))
+    start = text.index("Rome")
+    assert claim_token_logprobs(g, Claim("Rome is old.", (start, len(text)))) == lps[6:]
+    # a character split over tokens keeps the space token with its first bytes
+    split = Generation(" 東京", (" ", "東", "京"), (-1.0, -2.0, -3.0), ((0, 1), (1, 2), (2, 3)))
+    assert claim_token_logprobs(split, Claim("東京", (1, 3))) == [-1.0, -2.0, -3.0]

@@ -57,6 +57,7 @@ from verifier.datasets import (
     data_root,
     is_class_number,
     load_preset_rows,
+    missing_data_message,
     normalise_label,
 )
 from verifier.errors import ConfigurationError
@@ -1916,8 +1917,17 @@ def write_preset_split(name: str, split: Split | None, folder: Path) -> Path:
     return path
 
 
-def resolve_preset_inputs(name: str) -> list[Path]:
-    """Default input files of a preset, under :func:`verifier.datasets.data_root`."""
+def resolve_preset_inputs(name: str, *, must_exist: bool = True) -> list[Path]:
+    """Default input files of a preset, under :func:`verifier.datasets.data_root`.
+
+    Raises:
+        FileNotFoundError: One is missing (unless ``must_exist`` is false): the message says
+            where the data folder was looked for and how to give it.
+    """
     if name not in PRESETS:
         raise ValueError(f"unknown preset {name!r}; known: {sorted(PRESETS)}")
-    return [data_root() / f for f in PRESETS[name].files]
+    paths = [data_root() / f for f in PRESETS[name].files]
+    for path in paths:
+        if must_exist and not path.is_file():
+            raise FileNotFoundError(missing_data_message(name, path))
+    return paths

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
+import math
 import numbers
+from collections.abc import Callable
 from pathlib import Path
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 
 def is_int(value: object) -> TypeGuard[int]:
@@ -81,3 +84,35 @@ def file_on_path(path: Path) -> Path | None:
         if p.exists():
             return None if p.is_dir() else p
     return None
+
+
+def arg_number(kind: type[int] | type[float], low: float, high: float | None = None, *,
+               low_open: bool = False) -> Callable[[str], Any]:
+    """An argparse ``type``: a finite ``kind`` from ``low`` to ``high`` (included).
+
+    ``low`` is excluded when ``low_open``; anything else is an error naming the range and
+    the value.
+
+    Example:
+        >>> arg_number(int, 0)("3"), arg_number(float, 0, 1)("0.5")
+        (3, 0.5)
+        >>> arg_number(float, 0, low_open=True)("0")
+        Traceback (most recent call last):
+        argparse.ArgumentTypeError: must be a number > 0, got '0'
+    """
+    name = "a whole number" if kind is int else "a number"
+    rule = (f"in ({low}, {high}]" if low_open else f"in [{low}, {high}]") if high is not None \
+        else f"> {low}" if low_open else f">= {low}"
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if (value is None or not math.isfinite(value) or value < low
+                or (low_open and value == low) or (high is not None and value > high)):
+            raise argparse.ArgumentTypeError(f"must be {name} {rule}, got {text!r}")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in its messages
+    return parse

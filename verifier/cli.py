@@ -177,7 +177,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         else:
             inputs = resolve_preset_inputs(args.preset)
     elif preset is not None and preset.holds_train:
-        own = {f.resolve() for f in resolve_preset_inputs(args.preset) if f.exists()}
+        own = {f.resolve() for f in resolve_preset_inputs(args.preset, must_exist=False)
+               if f.exists()}
         given = [str(f) for f in inputs if Path(f).resolve() in own]
         if given:  # read whole: the train split too, which the shipped models learnt from
             logger.warning(

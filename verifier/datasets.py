@@ -571,7 +571,9 @@ _SCIFACT_LABELS: dict[str, str] = {"entailment": SUPPORTS, "not_entailment": NOT
 
 
 def _scifact_example(split: Split, name: str, r: _Row, _: int) -> Example:
-    return Example(f"{name}-{r['index']}", r["sentence2"], r["sentence1"],
+    # the file is read unquoted (QUOTE_NONE): two train claims are whole escaped CSV fields
+    return Example(f"{name}-{r['index']}", csv_unescaped(r["sentence2"]),
+                   csv_unescaped(r["sentence1"]),
                    _mapped("entailment", _SCIFACT_LABELS, r), "scifact", split)
 
 
@@ -720,8 +722,25 @@ def load_preset_rows(
         raise ValueError(f"unknown preset {name!r}; known: {sorted(PRESETS)}")
     if split not in (None, "train", "eval"):
         raise ValueError(f"split must be 'train', 'eval' or None, got {split!r}")
-    rows = PRESETS[name](root or data_root())
-    return [r for r in rows if split is None or r.split in (None, split)]
+    root = root or data_root()
+    try:
+        return [r for r in PRESETS[name](root) if split is None or r.split in (None, split)]
+    except FileNotFoundError as exc:
+        if exc.filename is None:
+            raise
+        raise FileNotFoundError(missing_data_message(name, Path(exc.filename))) from exc
+
+
+def missing_data_message(name: str, path: Path) -> str:
+    """The error of a preset whose data file ``path`` is missing.
+
+    It says where the data folder was looked for, and how to give it
+    (``$NLI_VERIFIER_DATA``, or input files).
+    """
+    env = os.environ.get("NLI_VERIFIER_DATA")
+    where = f"$NLI_VERIFIER_DATA={env!r}" if env else "the default, ../shared/data"
+    return (f"preset {name!r}: data file {str(path)!r} not found (data folder: {where}); set "
+            f"NLI_VERIFIER_DATA to the folder holding the shared data, or give input files")
 
 
 def load_preset(

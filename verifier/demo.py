@@ -17,6 +17,10 @@ from importlib import resources
 from pathlib import Path
 from typing import IO, Any
 
+from verifier.errors import ModelLoadError
+
+logger = logging.getLogger(__name__)
+
 DEFAULT_QUESTION = "When was the Eiffel Tower built, and how tall is it?"
 
 
@@ -118,7 +122,12 @@ def main(argv: list[str] | None = None) -> int:
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()  # keep the demo's output readable
-    run_demo(args.question, max_new_tokens=args.max_new_tokens)
+    try:
+        run_demo(args.question, max_new_tokens=args.max_new_tokens)
+    except ModelLoadError as exc:  # an embedded model package missing: say which, no trace
+        logger.debug("error details", exc_info=True)
+        print(f"verifier.demo: error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

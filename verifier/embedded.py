@@ -145,6 +145,14 @@ def resolve_device(device: str | None) -> str:
     if device.startswith("mps") and not (mps is not None and mps.is_available()):
         raise ValueError(f"device {device!r} asked for, but this torch sees no MPS (Apple "
                          f"GPU) device (torch {torch.__version__}); use device=None or 'cpu'")
+    kind = torch.device(device).type
+    if kind == "meta":  # shapes only: a model there holds no weights to run
+        raise ValueError(f"device {device!r} holds no data (shapes only): use device=None "
+                         f"or 'cpu'")
+    is_available = getattr(getattr(torch, kind, None), "is_available", None)
+    if kind not in ("cpu", "cuda", "mps") and not (callable(is_available) and is_available()):
+        raise ValueError(f"device {device!r} asked for, but this torch sees no {kind} device "
+                         f"(torch {torch.__version__}); use device=None or 'cpu'")
     return device
 
 

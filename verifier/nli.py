@@ -788,6 +788,10 @@ class NLIDetector:
         if not isinstance(model_name_or_path, (str, Path, type(None))):
             raise TypeError("model_name_or_path must be a str, a Path or None, got "
                             f"{type(model_name_or_path).__name__}")
+        if isinstance(model_name_or_path, str) and not model_name_or_path.strip():
+            # '' loaded the embedded model: NLIDetector(os.environ.get("NLI_MODEL", ""))
+            raise ValueError(f"model_name_or_path must name a model (None: the embedded "
+                             f"one), got {model_name_or_path!r}")
         if device is not None and (not isinstance(device, str) or not device):
             raise ValueError(f"device must be None or a device name such as 'cpu', got "
                              f"{device!r}")

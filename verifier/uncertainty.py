@@ -53,7 +53,8 @@ def claim_token_logprobs(generation: Generation, claim: Claim) -> list[float]:
     while k >= 0 and offsets[k][0] == offsets[k][1] == a:  # the first character's bytes
         k -= 1
     lead = k >= 0 and offsets[k][1] == a and generation.text[offsets[k][0]:a].isspace()
-    if lead and (k + 1 < picked[0] or offsets[picked[0]][0] == a):
+    split_char = len(generation.text[a:a + 1].encode("utf-8")) > 1  # "東", not "R"
+    if lead and (k + 1 < picked[0] or (offsets[picked[0]][0] == a and split_char)):
         k -= 1  # a space token with the first bytes of a character split over tokens
     return [logprobs[j] for j in range(k + 1, picked[0])] + [logprobs[j] for j in picked]
 
@@ -117,6 +118,13 @@ class UncertaintyDetector:
         samples = int(samples)
         if samples and (generator is None or nli is None):
             raise ValueError("self-consistency (samples > 0) needs a generator and an nli")
+        from rag.generation import StaticGenerator
+
+        if samples and isinstance(generator, StaticGenerator):
+            raise ValueError(
+                f"self-consistency (samples={samples}) needs a generator that samples, got "
+                f"StaticGenerator (it returns its one draft: self-consistency would always "
+                f"be 1.0); give a generator with a temperature > 0, or samples=0")
         temperature = getattr(generator, "temperature", None)
         if samples and temperature is not None and temperature == 0:
             raise ValueError(
@@ -158,8 +166,9 @@ class UncertaintyDetector:
                 raise ValueError(f"nli_probs must have shape ({len(claims)}, 3), one row per "
                                  f"claim, got {nli_probs.shape}")
         force = self.teacher_forcing and self._can_score and bool(prompt)
-        forced = None  # the draft teacher-forced, when it came without log-probs
-        if force and claims and draft.token_logprobs is None and not is_blank(draft.text):
+        forced = None  # the draft teacher-forced, when it came without log-probs it can place
+        placed = draft.token_logprobs is not None and draft.token_offsets is not None
+        if force and claims and not placed and not is_blank(draft.text):
             scored = self._ask("score", self.generator.score, prompt, draft.text)
             if scored is None:
                 force = False  # one warning: the claims' own calls would fail alike

@@ -44,6 +44,7 @@ import random
 import re
 from pathlib import Path
 
+from verifier.checking import arg_number
 from verifier.datasets import (
     NEI,
     NLI_TRAINING_PRESETS,
@@ -118,7 +119,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--replay", type=int, default=15000,
+    ap.add_argument("--replay", type=arg_number(int, 0), default=15000,
                     help="rows of train_human.jsonl in replay_human.jsonl")
     ap.add_argument("--meta-holdout", action="store_true",
                     help="leave the train examples verifier.training.nli_holdout picks (half "

@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from verifier.checking import arg_number
 from verifier.datasets import Example
 from verifier.meta import ESTIMATORS, NOT_SUPPORTED, StatusClassifier, balanced_weights
 from verifier.training import (
@@ -274,15 +275,17 @@ def training_rows(verifier: Verifier, *, limit: int, cache: Path | None,
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--limit", type=int, default=RECIPE["limit"],
+    ap.add_argument("--limit", type=arg_number(int, 0), default=RECIPE["limit"],
                     help="rows per data set (0: all)")
     ap.add_argument("--cache", type=Path, default=None,
                     help="folder for the feature cache (train.jsonl); resumes")
     ap.add_argument("--out", type=Path, default=HERE.parent / "meta")
-    ap.add_argument("--C", type=float, default=RECIPE["C"], help="inverse regularisation")
+    ap.add_argument("--C", type=arg_number(float, 0, low_open=True), default=RECIPE["C"],
+                    help="inverse regularisation")
     ap.add_argument("--calibration", default=RECIPE["calibration"],
                     choices=["isotonic", "sigmoid"])
-    ap.add_argument("--cv", type=int, default=5, help="folds for the calibration data")
+    ap.add_argument("--cv", type=arg_number(int, 2), default=5,
+                    help="folds for the calibration data")
     ap.add_argument("--weighting", default=RECIPE["weighting"], choices=["balanced", "none"],
                     help="none: every row the same weight (default); balanced: every data "
                     "set the same total weight")
@@ -301,7 +304,7 @@ def main() -> None:
                     "for an NLI model trained on data from prepare_nli_data.py --meta-holdout "
                     "(with the shipped one, whose data had them all, it changes nothing but "
                     "the row count)")
-    ap.add_argument("--pipeline-claims", type=int, default=PIPELINE_CLAIMS,
+    ap.add_argument("--pipeline-claims", type=arg_number(int, 0), default=PIPELINE_CLAIMS,
                     help="FEVER train claims checked as in a draft, with and without their "
                     "own document among others (verifier.training.pipeline_features; 0: none)")
     ap.add_argument("--drop", nargs="+", default=[], metavar="FEATURE",
@@ -311,6 +314,9 @@ def main() -> None:
     unknown = sorted(set(args.drop) - set(all_features()))
     if unknown:
         ap.error(f"--drop: unknown features {unknown}; known: {list(all_features())}")
+    emptied = [name for name, group in GROUPS.items() if set(group) <= set(args.drop)]
+    if emptied:
+        ap.error(f"--drop leaves no feature for {emptied}")
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     t0 = time.perf_counter()
     verifier = Verifier(meta=None, alignment_classifier=None)
@@ -331,6 +337,7 @@ def main() -> None:
     if args.nli_holdout:
         log["nli_holdout"] = True
     pipeline_rows = groups == PIPELINE_SET
+    fitted: dict[str, StatusClassifier] = {}
     for model_name, group in GROUPS.items():
         names = features_for(tuple(f for f in group if f not in args.drop), rows)
         X = feature_array(rows, names)
@@ -349,7 +356,7 @@ def main() -> None:
         model = StatusClassifier(names, **params).fit(
             X[fit_on], y[fit_on], groups=groups[fit_on],
             sample_weight=_weights(groups[fit_on], args.weighting))
-        model.save(args.out / f"{model_name}.json")
+        fitted[model_name] = model
         sup = model.support_
         coefs = (dict(zip(sup.feature_names_in_.tolist(),
                           np.round(sup.coef_[0][: len(names)], 4).tolist(), strict=True))
@@ -372,7 +379,16 @@ def main() -> None:
         logger.info("%s: %d features, macro-F1 5-fold CV %.2f, leave-one-set-out %.2f",
                     model_name, len(names), cv["mean"], loso["mean"])
     log["seconds"] = round(time.perf_counter() - t0, 1)
-    (args.out / "training_log.json").write_text(json.dumps(log, indent=1) + "\n")
+    # written once every classifier is fitted, each file whole: a run that fails or is
+    # stopped leaves --out as it was (it left new classifiers beside old ones and an old log)
+    written = []
+    for model_name, model in fitted.items():
+        written.append((args.out / f".{model_name}.json.tmp", args.out / f"{model_name}.json"))
+        model.save(written[-1][0])
+    written.append((args.out / ".training_log.json.tmp", args.out / "training_log.json"))
+    written[-1][0].write_text(json.dumps(log, indent=1) + "\n")
+    for tmp, path in written:
+        tmp.replace(path)
     logger.info("wrote %s in %.0fs", args.out, time.perf_counter() - t0)
 
 

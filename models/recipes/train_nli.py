@@ -29,10 +29,45 @@ from pathlib import Path
 import numpy as np
 import torch
 import torch.nn.functional as F
-from transformers import AutoModelForSequenceClassification, AutoTokenizer
+from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
+
+from verifier.checking import arg_number
+from verifier.nli import MIN_EVIDENCE_TOKENS
 
 LABELS = ("entailment", "neutral", "contradiction")
 L2I = {name: i for i, name in enumerate(LABELS)}
+
+
+def column_order(config) -> list[int] | None:
+    """The columns of a 3-class checkpoint's logits in :data:`LABELS` order, read from its
+    ``id2label`` as ``NLIDetector`` reads it (:func:`verifier.nli.map_labels`).
+
+    ``None`` when its labels are generic (``LABEL_0``...): their order cannot be told, and
+    the columns are taken as they are. A checkpoint whose labels are not the three NLI
+    classes (2-class, one logit) is refused.
+    """
+    from verifier.nli import LabelMappingError, map_labels
+
+    if config.num_labels != 3:
+        raise SystemExit(f"--base has {config.num_labels} labels ({config.id2label}); this "
+                         f"script reads 3-class checkpoints (entailment, neutral, "
+                         f"contradiction)")
+    try:
+        index = map_labels(config.id2label, 3).index
+    except LabelMappingError:
+        if all(str(v).upper().startswith("LABEL_") for v in config.id2label.values()):
+            print(f"warning: --base's labels {config.id2label} are generic: its columns are "
+                  f"read as {LABELS}", flush=True)
+            return None
+        raise
+    if set(index) != set(LABELS):
+        raise SystemExit(f"--base's labels {config.id2label} are not {LABELS}")
+    return [index[name] for name in LABELS]
+
+
+def nli_logits(logits: np.ndarray, order: list[int] | None) -> np.ndarray:
+    """A checkpoint's logits with their columns in :data:`LABELS` order."""
+    return logits if order is None else logits[:, order]
 
 
 def read_pairs(paths: list[Path]) -> tuple[list[str], list[str], np.ndarray]:
@@ -119,16 +154,20 @@ def predict_logits(model, tok, ids: list[Encoded], device: str, batch_size: int,
     return out
 
 
-def evaluate(model, tok, eval_files: list[Path], args, device: str, amp_dtype) -> dict:
+def evaluate(model, tok, eval_files: list[Path], args, device: str, amp_dtype,
+             order: list[int] | None = None) -> dict:
+    """Accuracy on each file; a file without neutral labels (``eval2_*``, ``dev2_*``: FEVER-
+    style supports / refutes) by the larger of entailment and contradiction, others by the
+    argmax of the three (``order``: :func:`column_order` of the model)."""
     res = {}
     for f in eval_files:
         prem, hyp, lab = read_pairs([f])
         ids = tokenize(tok, prem, hyp, args.eval_max_length)
-        logits = predict_logits(model, tok, ids, device, args.eval_batch_size, amp_dtype,
-                                uses_token_types(tok, args))
+        logits = nli_logits(predict_logits(model, tok, ids, device, args.eval_batch_size,
+                                           amp_dtype, uses_token_types(tok, args)), order)
         probs = torch.softmax(torch.from_numpy(logits), -1).numpy()
         name = f.stem
-        if name.startswith("eval2_"):
+        if name.startswith(("eval2_", "dev2_")) or not (lab == L2I["neutral"]).any():
             pred = np.where(probs[:, 0] > probs[:, 2], 0, 2)
         else:
             pred = probs.argmax(1)
@@ -143,6 +182,10 @@ def cmd_train(args) -> None:
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     amp_dtype = torch.bfloat16 if args.bf16 else None
     tok = AutoTokenizer.from_pretrained(args.base)
+    base_config = AutoConfig.from_pretrained(args.base)
+    # a 3-class head is kept: its rows are put in LABELS order (a base whose id2label has
+    # another order had its head relabelled, not reordered); another head is new
+    order = column_order(base_config) if base_config.num_labels == 3 else None
     # fp32 master weights whatever the checkpoint stores: transformers 5 loads a checkpoint
     # in its stored dtype, and AdamW steps on bf16 weights round most updates away
     # (tests/test_recipes.py: one epoch at lr 1e-5 changes > 90 % of a tiny bf16
@@ -152,6 +195,12 @@ def cmd_train(args) -> None:
         ignore_mismatched_sizes=True, dtype=torch.float32,
         attn_implementation=args.attn_implementation,
     ).to(device)
+    if order is not None and order != [0, 1, 2]:
+        head = [m for m in model.modules()
+                if isinstance(m, torch.nn.Linear) and m.out_features == 3][-1]
+        with torch.no_grad():
+            head.weight.copy_(head.weight[order].clone())
+            head.bias.copy_(head.bias[order].clone())
     if args.freeze_embeddings:
         # the word-embedding matrix is most of a small encoder's parameters (MiniLM-L6: 11.7M
         # of 22.7M): frozen, AdamW and the dense embedding gradient skip it
@@ -213,7 +262,8 @@ def cmd_train(args) -> None:
                               reduction="batchmean") * T * T
                 loss = loss + args.alpha * kl
                 if has.any():
-                    loss = loss + (1 - args.alpha) * F.cross_entropy(logits[has], bl[has])
+                    loss = loss + (1 - args.alpha) * F.cross_entropy(
+                        logits[has], bl[has], label_smoothing=args.label_smoothing)
             else:
                 loss = F.cross_entropy(logits, bl, label_smoothing=args.label_smoothing)
             loss.backward()
@@ -222,6 +272,9 @@ def cmd_train(args) -> None:
             sched.step()
             opt.zero_grad(set_to_none=True)
             step += 1
+            if not math.isfinite(loss.item()):
+                raise SystemExit(f"loss is {loss.item()} at step {step} (epoch {epoch}): "
+                                 f"nothing saved; lower --lr or check --temperature")
             run_loss += loss.item()
             n_loss += 1
             if step % args.log_every == 0:
@@ -253,12 +306,12 @@ def cmd_logits(args) -> None:
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     amp_dtype = torch.bfloat16 if args.bf16 else None
     tok = AutoTokenizer.from_pretrained(args.base)
-    model = AutoModelForSequenceClassification.from_pretrained(args.base).to(device)
+    model, order = load_for_inference(args.base, device)
     prem, hyp, _ = read_pairs(args.train)
     ids = tokenize(tok, prem, hyp, args.max_length)
     t0 = time.time()
-    logits = predict_logits(model, tok, ids, device, args.eval_batch_size, amp_dtype,
-                            uses_token_types(tok, args))
+    logits = nli_logits(predict_logits(model, tok, ids, device, args.eval_batch_size,
+                                       amp_dtype, uses_token_types(tok, args)), order)
     np.save(args.logits_out, logits.astype(np.float32))
     print(f"logits for {len(ids)} pairs in {time.time() - t0:.0f}s -> {args.logits_out}",
           flush=True)
@@ -268,9 +321,16 @@ def cmd_eval(args) -> None:
     """The accuracies ``train`` logs after each epoch, for any saved model (no training)."""
     device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
     tok = AutoTokenizer.from_pretrained(args.base)
-    model = AutoModelForSequenceClassification.from_pretrained(args.base).to(device)
+    model, order = load_for_inference(args.base, device)
     print(json.dumps(evaluate(model, tok, args.eval, args, device,
-                              torch.bfloat16 if args.bf16 else None)), flush=True)
+                              torch.bfloat16 if args.bf16 else None, order)), flush=True)
+
+
+def load_for_inference(base: str, device: str):
+    """A checkpoint in fp32 (``--bf16`` autocasts; a bf16 checkpoint no longer computes in
+    bf16 without it) and its :func:`column_order`."""
+    model = AutoModelForSequenceClassification.from_pretrained(base, dtype=torch.float32)
+    return model.to(device), column_order(model.config)
 
 
 def main() -> None:
@@ -283,22 +343,24 @@ def main() -> None:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--logits-out", type=Path)
     ap.add_argument("--teacher-logits", type=Path)
-    ap.add_argument("--alpha", type=float, default=0.7, help="weight of the distillation KL")
-    ap.add_argument("--temperature", type=float, default=2.0)
-    ap.add_argument("--epochs", type=int, default=2)
-    ap.add_argument("--lr", type=float, default=3e-5)
-    ap.add_argument("--warmup", type=float, default=0.06)
-    ap.add_argument("--label-smoothing", type=float, default=0.0)
-    ap.add_argument("--batch-size", type=int, default=32)
-    ap.add_argument("--eval-batch-size", type=int, default=256)
-    ap.add_argument("--max-length", type=int, default=256)
-    ap.add_argument("--eval-max-length", type=int, default=512)
+    ap.add_argument("--alpha", type=arg_number(float, 0, 1), default=0.7,
+                    help="weight of the distillation KL")
+    ap.add_argument("--temperature", type=arg_number(float, 0, low_open=True), default=2.0)
+    ap.add_argument("--epochs", type=arg_number(int, 1), default=2)
+    ap.add_argument("--lr", type=arg_number(float, 0, low_open=True), default=3e-5)
+    ap.add_argument("--warmup", type=arg_number(float, 0, 1), default=0.06)
+    ap.add_argument("--label-smoothing", type=arg_number(float, 0, 1), default=0.0)
+    ap.add_argument("--batch-size", type=arg_number(int, 1), default=32)
+    ap.add_argument("--eval-batch-size", type=arg_number(int, 1), default=256)
+    ap.add_argument("--max-length", type=arg_number(int, 2 * MIN_EVIDENCE_TOKENS), default=256)
+    ap.add_argument("--eval-max-length", type=arg_number(int, 2 * MIN_EVIDENCE_TOKENS), default=512)
     ap.add_argument("--bf16", action="store_true", help="bf16 autocast (CPU with AMX, GPU)")
     ap.add_argument("--device")
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--limit", type=int, default=0)
-    ap.add_argument("--log-every", type=int, default=200)
-    ap.add_argument("--time-budget", type=float, default=0.0, help="seconds; 0 = none")
+    ap.add_argument("--limit", type=arg_number(int, 0), default=0, help="train pairs (0: all)")
+    ap.add_argument("--log-every", type=arg_number(int, 1), default=200)
+    ap.add_argument("--time-budget", type=arg_number(float, 0), default=0.0,
+                    help="seconds; 0 = none")
     ap.add_argument("--save-dtype", choices=("bfloat16", "float32"), default="bfloat16")
     ap.add_argument("--attn-implementation", choices=("eager", "sdpa"), default="eager",
                     help="attention kernels for training (same maths); eager is what the "
