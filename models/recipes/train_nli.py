@@ -23,6 +23,7 @@ import argparse
 import json
 import math
 import random
+import sys
 import time
 from pathlib import Path
 
@@ -31,8 +32,10 @@ import torch
 import torch.nn.functional as F
 from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
 
-from verifier.checking import arg_number
-from verifier.nli import MIN_EVIDENCE_TOKENS
+# this checkout's packages, also where they are not installed (gpu_teacher_student.sh)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from verifier.checking import arg_number  # noqa: E402
+from verifier.nli import MIN_EVIDENCE_TOKENS  # noqa: E402
 
 LABELS = ("entailment", "neutral", "contradiction")
 L2I = {name: i for i, name in enumerate(LABELS)}
