@@ -76,8 +76,9 @@ _ATTRIBUTION = re.compile(r"\s*(?:according to|as reported (?:by|in)|as stated (
 #: A sentence's lead-in that is only a subordinator ("Although ", "When ").
 _LEAD_SUBORDINATOR = re.compile(rf"\s*{_SUBORDINATORS}\s*", re.I)
 #: A word of a claim or an evidence text, as the correction aligns them: with its currency
-#: sign ("$5", "€6"); an en dash joins a range ("1990–1995").
-_WORD = re.compile(r"[\w'’.,$€£¥₹%–-]+")
+#: sign ("$5", "€6"); an en dash joins a range ("1990–1995"), a slash a date ("05/03/1950",
+#: which was mended to "3 May/1950").
+_WORD = re.compile(r"[\w'’.,$€£¥₹%–/-]+")
 #: Markdown punctuation that would format text taken from the draft or the evidence.
 _MD_SPECIAL = re.compile(r"[\\`*_\[\]|~]")
 #: A Markdown heading line ("## Paris").
@@ -407,6 +408,11 @@ def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = (
             source = next((k for k, e in enumerate(evidence) if right.search(e)), 0)
     if len(set(fixes.values())) < len(fixes):
         whole = False  # two values of the claim made one: which one it corrects is unknown
+    for f in findings:  # a value the evidence lacks that no fix replaces stays wrong
+        if (fixes and f.type == "number_not_in_evidence" and f.severity is Severity.HIGH
+                and f.value and any(not any(a <= m.start() and m.end() <= b for a, b in fixes)
+                                    for m in phrase_pattern(f.value).finditer(text))):
+            whole = False  # ("300 m (984 ft)" against "330 m (1,083 ft)": 984 alone fixed)
     if fixes and whole and _about_another(text, evidence[source or 0], findings,
                                            list(fixes.values())):
         whole = False
@@ -442,7 +448,9 @@ def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = (
         # was born in 1961 and Biden in 1942" is no "Obama was born in 1961"), nor the name
         # the claim opens with, what it is about ("Curie died in 1955" against "Einstein
         # died in 1955")
-        if _is_name(old) and (all(w in _FUNCTION_WORDS for w in words[:i1]) or _named_elsewhere(
+        # (the function words are capitalised: "the" was never found among them)
+        opens = all(w.capitalize() in _FUNCTION_WORDS for w in words[:i1])
+        if _is_name(old) and (opens or _named_elsewhere(
                 text[start:end], ev, ematches[j1].start(), ematches[j2 - 1].end())):
             continue
         # the evidence's own characters ("AT&T", "Johnson & Johnson"), up to a bracket or a
@@ -457,8 +465,12 @@ def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = (
         trail = re.search(r"[.,]+$", text[start:end])
         if trail:
             end -= len(trail.group(0))
-        new = _fit_value(ev[ematches[j1].start(): ematches[last].end()].rstrip(".,"), text,
-                         start)
+        raw = ev[ematches[j1].start(): ematches[last].end()]
+        value = raw.rstrip(".,")
+        if raw[len(value):].startswith(".") and _abbreviation_before(value) \
+                and not text[end:].startswith("."):
+            value += "."  # an abbreviation's stop ("the U.S. in 1990"), none doubled at the end
+        new = _fit_value(value, text, start)
         best = (text[:start] + new + text[end:],
                 f"{text[start:end]!r} corrected to {new!r} from the evidence", k)
         break
@@ -514,7 +526,7 @@ def _about_another(claim: str, evidence: str, findings: Sequence[Finding],
     for name in missing:
         at = claim.find(name)
         words = _NAME_WORD.findall(claim[:max(at, 0)])[-2:]
-        if len(words) < 2 or all(w.lower() in _FUNCTION_WORDS for w in words):
+        if len(words) < 2 or all(w.capitalize() in _FUNCTION_WORDS for w in words):
             continue
         context = r"\s+".join(r"\d[\d,.]*" if w.isdigit() else re.escape(w) for w in words)
         pattern = rf"\b{context}\W+(?:the\s+)?{_CAPITALISED_RUN}"
@@ -533,7 +545,7 @@ def _opening_name(text: str) -> tuple[str, str] | None:
     Only function words may come before the name ("The Amazon").
     """
     for name, start in find_name_starts(text)[:1]:
-        if all(w.lower() in _FUNCTION_WORDS for w in _NAME_WORD.findall(text[:start])):
+        if all(w.capitalize() in _FUNCTION_WORDS for w in _NAME_WORD.findall(text[:start])):
             after = _NAME_WORD.findall(text[start + len(name):])
             return name, after[0].lower() if after else ""
     return None
@@ -924,7 +936,7 @@ class Mitigator:
         held: str | None = None  # the whitespace before a sentence removed whole
         removed: list[tuple[int, int]] = []  # the draft's sentences removed whole
 
-        def gap(text: str) -> str:
+        def gap(text: str, *, last: bool = False) -> str:
             # of the whitespace before and after a removed sentence, one run stays: the one
             # with more line breaks (a paragraph break outlives the sentence), none at the
             # start or the end of the draft
@@ -933,7 +945,10 @@ class Mitigator:
                 return text
             after = text[: len(text) - len(text.lstrip())]
             rest = text[len(after):]
-            sep = after if not rest or held.count("\n") <= after.count("\n") else held
+            # (between two sentences too: a paragraph break before a sentence removed
+            # whole was lost, and the next paragraph joined the one before it, or a heading)
+            sep = after if (last and not rest) or held.count("\n") <= after.count("\n") \
+                else held
             if not "".join(out).strip():
                 sep = ""
             held = None
@@ -978,7 +993,7 @@ class Mitigator:
         if refs:  # the draft's own list of sources: its numbers are not the answer's
             tail, dropped = _REFERENCE_BLOCK.subn("", tail)
             tail = tail.rstrip() if dropped else tail
-        out.append(gap(tail))
+        out.append(gap(tail, last=True))
         body, located = _renumber(draft, "".join(out), located, removed)
         if verdicts and not _HEADING_LINE.sub("", body).strip():
             # nothing left but headings ("# Cities\n\n## Paris") is nothing left

@@ -20,6 +20,7 @@ from verifier.text import (
     LINE_LABEL,
     LIST_ITEM,
     STOP_WORDS,
+    abbreviation_stop,
     leads_on,
     strip_span,
     trimmed_sentence_spans,
@@ -56,8 +57,10 @@ _ABOUT_ANSWER = re.compile(
 #: tower is 330 metres tall." (the lead-in is no claim, the statement is).
 _ANSWER_LEAD_IN = re.compile(_ABOUT_ANSWER.pattern.removeprefix("^")
                              + r"[^:;,.!?\n]*[:;,]\s+", re.I)
+# "predicts" alone is a statement of what a theory says ("General relativity predicts the
+# bending of light"): a prediction only with a future complement ("predicts that ... will")
 _PREDICT = re.compile(r"\b(will|is going to|are going to|is expected to|are expected to|"
-                      r"is likely to|are likely to|forecasts?|predicts?)\b", re.I)
+                      r"is likely to|are likely to)\b", re.I)
 _HEDGE = re.compile(r"\b(might|perhaps|possibly|probably|could|seems?|appears? to|allegedly|"
                     r"reportedly|suggests?|likely|(?-i:may))\b", re.I)
 _QUOTE = re.compile(r"[\"“][^\"”]{3,}[\"”]")
@@ -654,7 +657,9 @@ class SpacyDecomposer:
         if not isinstance(model, str) or not model:
             raise ValueError(f"model must be a non-empty str, got {model!r}")
         self.model = model
-        self.split_clauses = bool(split_clauses)
+        if not isinstance(split_clauses, bool):
+            raise TypeError(f"split_clauses must be a bool, got {split_clauses!r}")
+        self.split_clauses = split_clauses
         self._nlp: Any = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -693,6 +698,13 @@ class SpacyDecomposer:
         # and the source list's line was read into the last claim)
         masked = _CITATION.sub(lambda m: re.sub(r"[^\r\n]", " ", m.group(0)), text)
         blocks = text_blocks(masked)
+        longest = max((b - a for a, b in blocks), default=0)
+        if longest > self._nlp.max_length:  # spaCy's own error named neither text nor fix
+            raise ValueError(
+                f"text holds a paragraph of {longest:,} characters, over the spaCy model's "
+                f"limit of {self._nlp.max_length:,} (nlp.max_length): break it into lines "
+                f"(a line break after a sentence ends a paragraph) or raise the model's "
+                f"max_length")
         claims: list[Claim] = []
         foreign: list[str] = []
         # Invisible format characters pasted from the web are left out too, and a zero-width
@@ -704,7 +716,7 @@ class SpacyDecomposer:
                  for o in offsets)
         for where, doc in zip(offsets, self._nlp.pipe(texts), strict=True):
             parsed = doc.has_annotation("DEP")
-            for sent in doc.sents:
+            for sent in _sentences(doc):
                 clauses = self._clauses(sent) if parsed and self.split_clauses else [
                     _Clause(sent.start_char, sent.end_char)]
                 for cl in clauses:
@@ -951,7 +963,8 @@ class SpacyDecomposer:
             if kind == "own":
                 subj = subjects[i] if i in subjects else self._subject(tok)
                 if (subj is not None and subj.text.lower() in _REPLACED_PRONOUNS
-                        and subj.left_edge.i == subj.right_edge.i and root_subj_text):
+                        and subj.left_edge.i == subj.right_edge.i and root_subj_text
+                        and root_subj is not None and _stands_for(subj, root_subj)):
                     swap = self._pronoun_swap(subj, root_subj_text)
                     if swap is not None:
                         out.append(_Clause(start, end, *swap))
@@ -1285,3 +1298,50 @@ def _cut_sentence(words: Sequence[tuple[int, int, str]], claims: Sequence[set[st
         runs.append((a, b))
         b = a
     return runs[::-1]
+
+
+def _sentences(doc: Any) -> list[Any]:
+    """The parser's sentences of ``doc``, abbreviations read.
+
+    A sentence is joined to the one before where that one ends in an abbreviation and it
+    opens with a number or a small letter ("The population is approx. 2 million." was cut
+    after "approx.", and its number dropped as a fragment).
+    """
+    out: list[Any] = []
+    for sent in doc.sents:
+        opens = sent.text[:1]
+        if out and (opens.isdigit() or opens.islower()) and abbreviation_stop(
+                out[-1].text, sent.text):
+            out[-1] = doc[out[-1].start:sent.end]
+        else:
+            out.append(sent)
+    return out
+
+
+def _plural(tok: Any) -> bool:
+    return "Plur" in tok.morph.get("Number") or tok.tag_ in ("NNS", "NNPS")
+
+
+def _stands_for(pronoun: Any, subject: Any) -> bool:
+    """Whether ``pronoun`` can stand for the sentence's ``subject`` (head tokens).
+
+    It agrees in number ("they" a plural, "it", "he", "she" a singular) and in person ("he"
+    and "she" a person's name, "it" no person), and no object between them agrees as well
+    ("Apple acquired Beats and it was founded by Dr. Dre": "it" may be Beats). Otherwise
+    the pronoun stays as written: "Pierre Curie married Marie Sklodowska and she won two
+    Nobel Prizes" was "Pierre Curie won two Nobel Prizes".
+    """
+    word = pronoun.lower_
+
+    def fits(tok: Any) -> bool:
+        person = tok.ent_type_ == "PERSON"
+        if word == "they":
+            return _plural(tok)
+        if word in ("he", "she"):
+            return person and not _plural(tok)
+        return not person and (not _plural(tok) or tok.pos_ == "PROPN")
+
+    if not fits(subject):
+        return False
+    between = pronoun.doc[subject.right_edge.i + 1:pronoun.i]
+    return not any(t.dep_ in ("dobj", "obj", "dative") and fits(t) for t in between)

@@ -709,3 +709,65 @@ def test_decompose_a_source_list_line_is_not_read_into_the_last_claim(spacy_deco
     text = "The Eiffel Tower is 330 metres tall [1].\n\n[1] eiffel.txt\n"
     assert [(c.text, c.span) for c in spacy_decomposer.decompose(text)] == [
         ("The Eiffel Tower is 330 metres tall.", (0, 40))]
+
+
+@pytest.mark.parametrize(("text", "claims"), [
+    # cut after "approx.", the number dropped as a fragment: a wrong height went unchecked
+    ("The tower is approx. 900 m tall.", ["The tower is approx. 900 m tall."]),
+    ("The bridge is ca. 500 m long.", ["The bridge is ca. 500 m long."]),
+    ("Fig. 3 shows that sales rose by 12 percent.",
+     ["Fig. 3 shows that sales rose by 12 percent."]),
+    # a sentence that opens with a number after a true full stop stays a sentence
+    ("The tower was finished in 1889. 300 workers built it.",
+     ["The tower was finished in 1889.", "300 workers built it."]),
+])
+def test_an_abbreviation_before_a_number_ends_no_claim(spacy_decomposer, text: str,
+                                                        claims: list[str]) -> None:
+    got = spacy_decomposer.decompose(text)
+    assert [c.text for c in got] == claims
+    assert all(text[c.span[0]:c.span[1]].rstrip(".") in text for c in got)
+
+
+@pytest.mark.parametrize(("text", "second"), [
+    # the pronoun was always the sentence's subject, whatever it stood for
+    ("Pierre Curie married Marie Sklodowska in 1895 and she won two Nobel Prizes.",
+     "She won two Nobel Prizes."),
+    ("Apple acquired Beats in 2014 and it was founded by Dr. Dre.",
+     "It was founded by Dr. Dre."),
+    ("The museum bought a painting in 2001 and it cost $5 million.", "It cost $5 million."),
+    ("The researchers tested the vaccine and it was 95% effective.", "It was 95% effective."),
+    ("Paris hosted the Olympics in 1924 and they were a big success.",
+     "They were a big success."),
+    ("The company hired Maria in 2019 and she runs the sales team.",
+     "She runs the sales team."),
+    # where it agrees, and no object competes, it is still replaced
+    ("Paris is the capital of France and it has 2 million people.",
+     "Paris has 2 million people."),
+    ("Marie Curie was born in Warsaw and she died in 1934.", "Marie Curie died in 1934."),
+    ("The vaccines are safe and they work well.", "The vaccines work well."),
+])
+def test_a_pronoun_is_replaced_only_by_a_subject_it_can_stand_for(
+        spacy_decomposer, text: str, second: str) -> None:
+    assert [c.text for c in spacy_decomposer.decompose(text)][1] == second
+
+
+def test_present_tense_predicts_is_a_statement_and_options_are_checked(
+        spacy_decomposer) -> None:
+    # "predicts" alone was typed a prediction and never checked
+    [c] = spacy_decomposer.decompose(
+        "General relativity predicts the bending of light by the Sun.")
+    assert c.verifiable and c.type is not ClaimType.PREDICTION
+    [c] = spacy_decomposer.decompose("The model predicts that prices will rise.")
+    assert c.type is ClaimType.PREDICTION and not c.verifiable
+    with pytest.raises(TypeError, match="split_clauses must be a bool, got 'no'"):
+        SpacyDecomposer(split_clauses="no")  # type: ignore[arg-type]
+
+
+def test_a_paragraph_over_the_parsers_limit_is_a_clear_error(spacy_decomposer,
+                                                            monkeypatch) -> None:
+    # spaCy's "[E088] Text of length ... exceeds maximum" named neither the text nor a fix
+    monkeypatch.setattr(spacy_decomposer._nlp, "max_length", 100)
+    with pytest.raises(ValueError, match=r"text holds a paragraph of 134 characters, over the "
+                                         r"spaCy model's limit of 100"):
+        spacy_decomposer.decompose("The tower is tall and old. " * 5)
+    assert len(spacy_decomposer.decompose("The tower is tall and old.\n" * 5)) == 5

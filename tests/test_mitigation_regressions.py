@@ -2035,3 +2035,45 @@ def test_mitigation_a_marker_that_opens_a_sentence_gives_way(draft, parts, body)
     verdicts = [_v(draft, p, S, _ev(p, f"s{k}")) for k, p in enumerate(parts)]
     for strictness in ("balanced", "strict"):
         assert Mitigator(strictness).mitigate(draft, verdicts).body == body
+
+
+@pytest.mark.parametrize(("draft", "body"), [
+    # the paragraph break before a sentence removed whole was lost: the next sentence
+    # joined the heading ("# Europe Rome is ..."), and the answer became "No statement ..."
+    ("# Europe\n\nBerlin has 99 bridges. Rome is the capital of Italy.",
+     "# Europe\n\nRome is the capital of Italy [1]."),
+    ("Paris is the capital of France.\n\nBerlin has 99 bridges. Rome is the capital of Italy.",
+     "Paris is the capital of France [1].\n\nRome is the capital of Italy [2]."),
+])
+def test_strict_removal_keeps_the_paragraph_break_before_it(draft: str, body: str) -> None:
+    claims = [c for c in ("Paris is the capital of France.", "Berlin has 99 bridges.",
+                          "Rome is the capital of Italy.") if c in draft]
+    verdicts = [_v(draft, c, U if c.startswith("Berlin") else S,
+                   *(() if c.startswith("Berlin") else (_ev(c, c.split()[0].lower()),)))
+                for c in claims]
+    assert Mitigator("strict").mitigate(draft, verdicts).body == body
+
+
+@pytest.mark.parametrize(("claim", "evidence", "want"), [
+    # a claim that opens with "The": the guard against another thing's value never fired
+    ("The Statue of Liberty is 50 metres tall.", "The Eiffel Tower is 330 metres tall.", None),
+    ("The Beatles were formed in 1962.", "The Monkees were formed in 1966.", None),
+    ("The Eiffel Tower is 300 metres tall.", "The Eiffel Tower is 330 metres tall.",
+     "The Eiffel Tower is 330 metres tall."),
+    # a wrong value left beside the one corrected ("300 m" stayed, with a citation)
+    ("The Eiffel Tower is 300 m (984 ft) tall.", "The Eiffel Tower is 330 m (1,083 ft) tall.",
+     "The Eiffel Tower is 330 m (1,083 ft) tall."),
+    # an abbreviation's stop ("the U.S in 1990"); a slash date ("3 May/1950")
+    ("The firm moved to Canada in 1990.", "The firm moved to the U.S. in 1990.",
+     "The firm moved to the U.S. in 1990."),
+    ("He was born on 05/03/1950.", "He was born on 3 May 1950.", "He was born on 3 May 1950."),
+])
+def test_corrections_put_in_only_this_things_whole_value(claim: str, evidence: str,
+                                                         want: str | None) -> None:
+    from mitigation.mitigator import correct_claim
+
+    got = correct_claim(claim, [evidence], run_checks(claim, [evidence]))
+    if "984" in claim:  # both values mended, or none: never one wrong value left cited
+        assert got is None or got[0] == want
+    else:
+        assert (got[0] if got else None) == want

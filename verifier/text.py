@@ -187,7 +187,7 @@ def phrase_in(phrase: str, text: str) -> bool:
 #: without the stop).
 NEVER_FINAL_ABBREVIATIONS = frozenset(
     "mr mrs ms dr st prof rev gen col lt sgt capt gov sen rep pres mt ft vs approx dept fig "
-    "vol ed eds".split())
+    "vol ed eds ca".split())
 #: Words whose full stop ends a sentence only before a capital letter ("Apple Inc. The firm").
 SOMETIMES_FINAL_ABBREVIATIONS = frozenset(
     "jr sr inc ltd co corp bros etc al est jan feb mar apr jun jul aug sep sept oct nov "
