@@ -634,7 +634,9 @@ class SpacyDecomposer:
     "and"/"but"/","/";" becomes its own claim when it has its own subject ("Paris is in France
     and it has 2 million inhabitants") or its own complete predicate sharing the subject ("The
     tower was designed by Eiffel and built in 1889"). The claim text is made to stand alone: a
-    pronoun subject ("it", "he", "she") is replaced by the sentence's subject, a shared subject
+    pronoun subject ("it", "he", "she", "they") is replaced by the sentence's subject where it
+    can stand for it (number, person, no object between them that agrees too; else it stays
+    as written, :func:`_stands_for`), a shared subject
     (and auxiliary) is prepended, citation markers are dropped; the claim's ``span`` still
     points at the draft's own words, ``draft[span[0]:span[1]]``. Questions and fragments
     (fewer than three words, no verb, or cut off after a preposition, article or conjunction,
