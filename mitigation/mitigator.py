@@ -348,11 +348,14 @@ def _ordinary(word: str, context: str) -> bool:
         False
         >>> _ordinary("Paris", "Paris is in France.")
         False
+        >>> _ordinary("Nike", "Shop online at nike.com or https://example.org/wiki/nike today.")
+        False
     """
     if not (word[:1].isupper() and word[1:].islower() and word.isalpha()) or not context:
         return False
     lower = re.escape(word.lower())
-    return bool(re.search(rf"(?<![\w'’-]){lower}(?![\w'’-])", context)) and not re.search(
+    # not inside a web address or a path ("nike.com", ".../wiki/paris": a name's spelling)
+    return bool(re.search(rf"(?<![\w'’./@-]){lower}(?![\w'’/-]|\.\w)", context)) and not re.search(
         rf"(?<=[a-z,;]\s){re.escape(word)}(?![\w'’-])", context)
 
 

@@ -2077,3 +2077,16 @@ def test_corrections_put_in_only_this_things_whole_value(claim: str, evidence: s
         assert got is None or got[0] == want
     else:
         assert (got[0] if got else None) == want
+
+
+@pytest.mark.parametrize(("draft", "evidence"), [
+    # a web address's lower-case spelling made the name an ordinary word in the hedge
+    ("Nike has 80,000 employees.", "Shop online at nike.com for shoes."),
+    ("Paris has 40 bridges.", "See https://en.example.org/wiki/paris for more."),
+])
+def test_a_hedge_keeps_a_name_a_web_address_spells_in_lower_case(draft: str,
+                                                                 evidence: str) -> None:
+    name = draft.split()[0]
+    ans = Mitigator().mitigate(draft, [_v(draft, draft, U, _ev(evidence, "e"))])
+    assert ans.body == f"It is suggested that {name} has {draft.split(' has ')[1][:-1]}, but " \
+        "this could not be verified."
