@@ -233,7 +233,11 @@ class MitigatedAnswer:
         def prose(text: str) -> str:
             # a "* " list item stays one, as a "- " one does (a "*" before a space is no
             # emphasis)
-            return re.sub(r"^([ \t]*)\\\*(?=[ \t])", r"\1*", esc(text), flags=re.M)
+            out = re.sub(r"^([ \t]*)\\\*(?=[ \t])", r"\1*", esc(text), flags=re.M)
+            # a table of the answer stays a table: its rows' pipes as written (its cells'
+            # other marks escaped); "\| City \|" was text run into one paragraph
+            return re.sub(r"^[ \t]*\\\|.*\\\|[ \t]*$",
+                          lambda m: m.group(0).replace("\\|", "|"), out, flags=re.M)
 
         # a fenced code block of the answer is shown as written: escaped, its code changed
         pos, parts = 0, []

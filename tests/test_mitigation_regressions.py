@@ -2090,3 +2090,14 @@ def test_a_hedge_keeps_a_name_a_web_address_spells_in_lower_case(draft: str,
     ans = Mitigator().mitigate(draft, [_v(draft, draft, U, _ev(evidence, "e"))])
     assert ans.body == f"It is suggested that {name} has {draft.split(' has ')[1][:-1]}, but " \
         "this could not be verified."
+
+
+def test_markdown_report_keeps_a_table_of_the_answer_a_table() -> None:
+    # its pipes were escaped: "\| City \| Bridges \|" ran into one paragraph of text
+    draft = ("| City | Bridges |\n|---|---|\n| Paris | <b>37</b> |\n\n"
+             "Paris is the capital of France.")
+    claim = "Paris is the capital of France."
+    md = Mitigator().mitigate(draft, [_v(draft, claim, S, _ev(claim, "p"))]).to_markdown()
+    answer = md.split("## Answer\n\n", 1)[1]
+    assert answer.startswith("| City | Bridges |\n|---|---|\n| Paris | &lt;b&gt;37&lt;/b&gt; |"
+                             "\n\nParis is the capital of France \\[1\\].")
