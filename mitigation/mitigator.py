@@ -338,6 +338,14 @@ def _lower_first(text: str, context: str = "") -> str:
     return text
 
 
+def _function_words_only(words: Sequence[str]) -> bool:
+    """Whether every word is a function word, in any case ("the", "The").
+
+    :data:`_FUNCTION_WORDS` holds them capitalised: a lower-case "the" was never found there.
+    """
+    return all(w.capitalize() in _FUNCTION_WORDS for w in words)
+
+
 def _ordinary(word: str, context: str) -> bool:
     """Whether capitalised ``word`` is an ordinary word by ``context``'s spelling of it.
 
@@ -455,8 +463,7 @@ def _correct(text: str, evidence: Sequence[str], findings: Sequence[Finding] = (
         # was born in 1961 and Biden in 1942" is no "Obama was born in 1961"), nor the name
         # the claim opens with, what it is about ("Curie died in 1955" against "Einstein
         # died in 1955")
-        # (the function words are capitalised: "the" was never found among them)
-        opens = all(w.capitalize() in _FUNCTION_WORDS for w in words[:i1])
+        opens = _function_words_only(words[:i1])
         if _is_name(old) and (opens or _named_elsewhere(
                 text[start:end], ev, ematches[j1].start(), ematches[j2 - 1].end())):
             continue
@@ -533,7 +540,7 @@ def _about_another(claim: str, evidence: str, findings: Sequence[Finding],
     for name in missing:
         at = claim.find(name)
         words = _NAME_WORD.findall(claim[:max(at, 0)])[-2:]
-        if len(words) < 2 or all(w.capitalize() in _FUNCTION_WORDS for w in words):
+        if len(words) < 2 or _function_words_only(words):
             continue
         context = r"\s+".join(r"\d[\d,.]*" if w.isdigit() else re.escape(w) for w in words)
         pattern = rf"\b{context}\W+(?:the\s+)?{_CAPITALISED_RUN}"
@@ -552,7 +559,7 @@ def _opening_name(text: str) -> tuple[str, str] | None:
     Only function words may come before the name ("The Amazon").
     """
     for name, start in find_name_starts(text)[:1]:
-        if all(w.capitalize() in _FUNCTION_WORDS for w in _NAME_WORD.findall(text[:start])):
+        if _function_words_only(_NAME_WORD.findall(text[:start])):
             after = _NAME_WORD.findall(text[start + len(name):])
             return name, after[0].lower() if after else ""
     return None

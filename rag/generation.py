@@ -764,6 +764,10 @@ class StaticGenerator:
         'Paris is in France.'
     """
 
+    #: It never samples: every call returns its one draft (self-consistency refuses it, as a
+    #: greedy generator).
+    temperature = 0.0
+
     def __init__(self, text: str, token_logprobs: Sequence[float] | None = None, *,
                  tokens: Sequence[str] | None = None,
                  token_offsets: Sequence[tuple[int, int]] | None = None,

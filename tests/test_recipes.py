@@ -574,14 +574,18 @@ def test_train_nli_scores_a_file_without_neutral_rows_as_two_classes(
     ("train_meta", ["--pipeline-claims", "-1"], "--pipeline-claims: must be a whole number >= 0"),
 ])
 def test_recipes_refuse_option_values_before_any_work(
-        recipe: str, argv: list[str], message: str, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+        recipe: str, argv: list[str], message: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """A negative count sliced from the end or meant "all", --temperature 0 saved a NaN
     model, train_meta's --cv 1 failed after the features were collected."""
     base = ["--base", "b", "--train", "t.jsonl", "--out", "o"] if recipe == "train_nli" else []
     monkeypatch.setattr(sys, "argv", [f"{recipe}.py", *argv, *base])
+    monkeypatch.chdir(tmp_path)  # a value let through writes here, not into the checkout
+    module = _recipe(recipe)
+    if hasattr(module, "training_rows"):  # fail at once, not after hours of features
+        monkeypatch.setattr(module, "training_rows", lambda *a, **kw: pytest.fail("ran"))
     with pytest.raises(SystemExit) as info:
-        _recipe(recipe).main()
+        module.main()
     assert info.value.code == 2 and message in capsys.readouterr().err
 
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from verifier.checking import arg_number
 from verifier.text import is_blank
 from verifier.types import Passage
 
@@ -299,15 +300,8 @@ def _min_score(text: str) -> float:
         raise argparse.ArgumentTypeError(f"must be a number in [0, 1], got {text!r}") from None
 
 
-def _positive_int(text: str) -> int:
-    """An argparse type: a whole number >= 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text!r}")
-    return value
+#: An argparse type: a whole number >= 1.
+_positive_int = arg_number(int, 1)
 
 
 def _add_min_evidence_score(p: argparse.ArgumentParser) -> None:

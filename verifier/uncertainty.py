@@ -118,13 +118,6 @@ class UncertaintyDetector:
         samples = int(samples)
         if samples and (generator is None or nli is None):
             raise ValueError("self-consistency (samples > 0) needs a generator and an nli")
-        from rag.generation import StaticGenerator
-
-        if samples and isinstance(generator, StaticGenerator):
-            raise ValueError(
-                f"self-consistency (samples={samples}) needs a generator that samples, got "
-                f"StaticGenerator (it returns its one draft: self-consistency would always "
-                f"be 1.0); give a generator with a temperature > 0, or samples=0")
         temperature = getattr(generator, "temperature", None)
         if samples and temperature is not None and temperature == 0:
             raise ValueError(
